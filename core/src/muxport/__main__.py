@@ -1,0 +1,5 @@
+import sys
+
+from muxport.cli import main
+
+sys.exit(main())

@@ -1,0 +1,56 @@
+"""Startup, in the order DESIGN §3-§4 requires: everything that can be refused without
+tmux is refused before tmux is touched; then connect, detect the caller, freeze the surface."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+
+from muxport import plugins
+from muxport.caller import Caller, detect
+from muxport.capabilities import report
+from muxport.connection import Connection, Settings, connect
+from muxport.context import Services
+from muxport.selection import SelectionRequest, check_names
+from muxport.server import MuxportServer
+from muxport.surface import Surface, build
+
+
+@dataclass
+class App:
+    connection: Connection
+    caller: Caller
+    surface: Surface
+    server: MuxportServer
+
+
+def preflight(
+    request: SelectionRequest, extra: Mapping[str, ModuleType | object] | None = None
+) -> plugins.Toolsets:
+    """Load the toolsets and check every selected name; never touches tmux."""
+    toolsets = plugins.load(dict(extra or {}))
+    check_names(request, toolsets.names(), toolsets.broken)
+    return toolsets
+
+
+async def start(
+    request: SelectionRequest,
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    extra: Mapping[str, ModuleType | object] | None = None,
+) -> App:
+    """Everything up to serving: preflight, connect, caller, surface, server."""
+    toolsets = preflight(request, extra)
+    connection = await connect(settings)
+    caller = await detect(connection.tmux, os.environ if env is None else env)
+    surface = build(
+        toolsets, request, connection.state == "created", settings.tmux_config is not None
+    )
+    services = Services(
+        connection.tmux, caller, frozenset(surface.specs), surface.known, surface.nested
+    )
+    caller_row = {"relation": caller.relation, "pane_id": caller.pane_id, "how": caller.how}
+    document = report(surface.rows, surface.selection, connection.report(), caller_row)
+    return App(connection, caller, surface, MuxportServer(surface, services, document))

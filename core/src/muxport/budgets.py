@@ -1,0 +1,69 @@
+"""Reading costs context: line and character budgets, wait ceilings (DESIGN §7)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DEFAULT_LINES = 200
+MAX_LINES = 5000
+MAX_CHARS = 200_000
+DEFAULT_WAIT = 30.0
+WAIT_CEILING = 120.0
+WAIT_CEILING_LIMIT = 600.0
+PROGRESS_EVERY = 2.0
+
+
+def clamp_lines(requested: int | None) -> int:
+    """The line budget actually used: default 200, clamped to 1..5000 (never refused)."""
+    if requested is None:
+        return DEFAULT_LINES
+    return max(1, min(MAX_LINES, requested))
+
+
+def wait_ceiling() -> float:
+    """120 s, or ``LIBTMUX_MCP_WAIT_MAX_SECONDS`` when set (at most 600)."""
+    raw = os.environ.get("LIBTMUX_MCP_WAIT_MAX_SECONDS", "")
+    try:
+        value = float(raw) if raw else WAIT_CEILING
+    except ValueError:
+        value = WAIT_CEILING
+    return max(1.0, min(WAIT_CEILING_LIMIT, value))
+
+
+def effective_timeout(requested: float | None) -> float:
+    """The wait actually granted: default 30 s, clamped to (0, ceiling]."""
+    if requested is None:
+        return min(DEFAULT_WAIT, wait_ceiling())
+    return max(0.0, min(wait_ceiling(), requested))
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """Lines kept after the budgets, newest last."""
+
+    lines: list[str]
+    truncated: bool
+    lines_dropped: int
+
+
+def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS) -> Bounded:
+    """Keep the newest lines within both budgets; one enormous line keeps its tail."""
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines[-max_lines:] if max_lines > 0 else []):
+        room = max_chars - used
+        if room <= 0:
+            break
+        if len(line) > room:
+            if not kept:
+                kept.append(line[-room:])
+                used = max_chars
+            break
+        kept.append(line)
+        used += len(line) + 1
+    kept.reverse()
+    dropped = len(lines) - len(kept)
+    clipped = bool(kept) and len(kept[0]) < len(lines[len(lines) - len(kept)])
+    return Bounded(kept, truncated=dropped > 0 or clipped, lines_dropped=dropped)

@@ -1,0 +1,111 @@
+"""The ``muxport`` launcher: serve stdio (default), ``tools``, ``doctor``, ``--version``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+import anyio
+
+from muxport import app
+from muxport.caller import detect
+from muxport.connection import connect, settings_from
+from muxport.errors import StartupError
+from muxport.selection import parse_request
+from muxport.server import VERSION
+from muxport.surface import build
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="muxport",
+        description="Serve a tmux server to an MCP client over stdio.",
+        epilog="Environment: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS, "
+        "LIBTMUX_SOCKET_PATH, LIBTMUX_SOCKET, LIBTMUX_TMUX_BIN, LIBTMUX_TMUX_CONFIG, "
+        "LIBTMUX_MCP_WAIT_MAX_SECONDS, LIBTMUX_AUDIT. Flags win over the environment.",
+    )
+    p.add_argument("command", nargs="?", default="serve", choices=["serve", "tools", "doctor"],
+                   help="serve (default): MCP over stdio; tools: print the surface; "
+                   "doctor: tmux version, socket, caller and selection")
+    p.add_argument("--version", action="version", version=f"muxport {VERSION}")
+    p.add_argument("--socket", help="tmux socket path (like tmux -S)")
+    p.add_argument("--socket-name", help="tmux socket name (like tmux -L)")
+    p.add_argument("--tmux", help="tmux binary to use")
+    p.add_argument("--toolsets", help="comma-separated toolsets (empty selects none)")
+    p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
+    p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
+    p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
+    p.add_argument("--assume", choices=["created", "existing"], default="created",
+                   help="tools: which default to show (daemon created by this process or not)")
+    return p
+
+
+def print_tools(args: argparse.Namespace) -> None:
+    request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
+    toolsets = app.preflight(request)
+    surface = build(toolsets, request, args.assume == "created", False)
+    if args.json:
+        print(json.dumps({"selection": surface.selection,
+                          "tools": [surface.rows[n] for n in sorted(surface.rows)]}, indent=1))
+        return
+    print(f"{'tool':<24} {'toolset':<10} {'reach':<20} effects")
+    for name in sorted(surface.rows):
+        r = surface.rows[name]
+        print(f"{name:<24} {r['toolset']:<10} {r['process_reach']:<20} {','.join(r['tmux_effects'])}")
+    print(f"{len(surface.rows)} tools; toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
+
+
+async def doctor(args: argparse.Namespace) -> None:
+    request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
+    toolsets = app.preflight(request)
+    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
+    conn = await connect(settings, start=False)
+    caller = await detect(conn.tmux, os.environ)
+    surface = build(toolsets, request, conn.state != "existing", settings.tmux_config is not None)
+    print(f"tmux: {conn.tmux.binary} ({conn.version})")
+    print(f"socket: {conn.socket_path} ({conn.selector}, from {conn.source}; server {conn.state})")
+    print(f"caller: {caller.relation} {caller.pane_id or ''} ({caller.how})")
+    print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
+    print(f"tools ({len(surface.specs)}): {', '.join(sorted(surface.specs))}")
+    if toolsets.broken:
+        print(f"broken toolsets: {toolsets.broken}")
+
+
+async def serve(args: argparse.Namespace) -> None:
+    request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
+    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
+    started = await app.start(request, settings)
+    conn = started.connection
+    print(
+        f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
+        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
+        file=sys.stderr, flush=True,
+    )
+    await started.server.serve_stdio()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=os.environ.get("MUXPORT_LOG", "WARNING"), stream=sys.stderr,
+                        format="muxport: %(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "tools":
+            print_tools(args)
+        elif args.command == "doctor":
+            anyio.run(doctor, args)
+        else:
+            anyio.run(serve, args)
+    except StartupError as exc:
+        print(f"muxport: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Which tmux server is served, how it was chosen, and the dedicated daemon (DESIGN §4)."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import anyio
+
+from muxport.errors import StartupError
+from muxport.transport import Tmux, refuse_control_chars
+
+DAEMON_NAME = "muxport"
+OWNER_OPTION = "@muxport-owner"
+FLOOR = (3, 3, "a")
+DAEMON_CONFIG = Path(__file__).with_name("daemon.conf")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Launch settings after flags and environment are merged (flags win)."""
+
+    socket_path: str | None
+    socket_name: str | None
+    tmux_bin: str | None
+    tmux_config: str | None
+    selector_source: str
+
+
+@dataclass
+class Connection:
+    """The served server as reported by ``tmux://capabilities``."""
+
+    selector: str
+    source: str
+    socket_path: str
+    state: Literal["created", "existing", "absent"]
+    config: str
+    version: str
+    tmux: Tmux
+
+    @property
+    def attach_command(self) -> str:
+        return f"{self.tmux.binary} -S {self.socket_path} attach -r"
+
+    def report(self) -> dict[str, str]:
+        return {
+            "selector": self.selector,
+            "source": self.source,
+            "socket_path": self.socket_path,
+            "server_state": self.state,
+            "configuration": self.config,
+            "tmux_version": self.version,
+            "attach_command": self.attach_command,
+        }
+
+
+def settings_from(
+    env: dict[str, str], socket: str | None, socket_name: str | None, tmux_bin: str | None
+) -> Settings:
+    """Merge flags over the environment; both socket selectors at once stop startup."""
+    if socket and socket_name:
+        raise StartupError("--socket and --socket-name are mutually exclusive; pass one")
+    source = "flags" if socket or socket_name else ""
+    if not source:
+        socket = env.get("LIBTMUX_SOCKET_PATH") or None
+        socket_name = env.get("LIBTMUX_SOCKET") or None
+        if socket and socket_name:
+            raise StartupError(
+                "LIBTMUX_SOCKET_PATH and LIBTMUX_SOCKET are mutually exclusive; unset one"
+            )
+        source = "environment" if socket or socket_name else "default"
+    for value, what in ((socket, "socket path"), (socket_name, "socket name")):
+        if value is not None:
+            refuse_control_chars(value, what)
+    if socket_name is not None and "/" in socket_name:
+        raise StartupError(f"socket name {socket_name!r} contains '/'; use --socket for a path")
+    return Settings(
+        socket,
+        socket_name,
+        tmux_bin or env.get("LIBTMUX_TMUX_BIN") or None,
+        env.get("LIBTMUX_TMUX_CONFIG") or None,
+        source,
+    )
+
+
+def resolve_binary(requested: str | None) -> str:
+    """The tmux binary as an absolute path, resolved once at startup."""
+    name = requested or "tmux"
+    refuse_control_chars(name, "tmux binary")
+    found = shutil.which(name)
+    if found is None:
+        raise StartupError(
+            f"tmux binary {name!r} not found; install tmux >= 3.3a (apt-get install tmux) "
+            "or point --tmux / LIBTMUX_TMUX_BIN at it"
+        )
+    return os.path.abspath(found)
+
+
+def socket_for_name(name: str) -> str:
+    """Where tmux puts a named socket: $TMUX_TMPDIR (or /tmp)/tmux-UID/NAME."""
+    base = os.environ.get("TMUX_TMPDIR") or "/tmp"
+    return os.path.join(base, f"tmux-{os.getuid()}", name)
+
+
+def parse_version(text: str) -> tuple[int, int, str] | None:
+    match = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), match.group(3)
+
+
+async def check_version(binary: str) -> str:
+    """tmux older than 3.3a is refused with the reason and the remedy."""
+    out = await anyio.run_process([binary, "-V"], check=False, stdin=subprocess.DEVNULL)
+    text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()
+    version = parse_version(text)
+    if "master" in text or "next" in text:
+        return text
+    if version is None or version < FLOOR:
+        raise StartupError(
+            f"{binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
+            "(control mode flags, wait-for and format variables it relies on). Install a "
+            "newer tmux or point --tmux at one."
+        )
+    return text
+
+
+async def connect(settings: Settings, start: bool = True) -> Connection:
+    """Resolve the socket; on no selector, start (unless ``start`` is false) or join the daemon."""
+    binary = resolve_binary(settings.tmux_bin)
+    version = await check_version(binary)
+    if settings.socket_path or settings.socket_name:
+        path = settings.socket_path or socket_for_name(str(settings.socket_name))
+        selector = "socket_path" if settings.socket_path else "socket_name"
+        tmux = Tmux(binary, os.path.abspath(path))
+        probe = await tmux.run(("display-message", "-p", "ok"), check=False)
+        running = probe.returncode == 0 or "no current" in probe.stderr
+        return Connection(selector, settings.selector_source, tmux.socket_path,
+                          "existing" if running else "absent",
+                          "the server's own", version, tmux)
+    tmux = Tmux(binary, socket_for_name(DAEMON_NAME))
+    config = settings.tmux_config or str(DAEMON_CONFIG)
+    provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
+    if not start:
+        probe = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
+        state: Literal["created", "existing", "absent"] = (
+            "existing" if probe.returncode == 0 else "absent"
+        )
+        return Connection("dedicated", "default", tmux.socket_path, state, provenance, version, tmux)
+    nonce = secrets.token_hex(16)
+    # start-server is a no-op on a running server; -o keeps the first owner's marker.
+    await anyio.run_process(
+        [binary, "-S", tmux.socket_path, "-f", config, "start-server", ";",
+         "set", "-s", "-o", OWNER_OPTION, nonce],
+        check=False, stdin=subprocess.DEVNULL,
+    )
+    owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
+    created = owner.stdout.strip() == nonce
+    return Connection("dedicated", "default", tmux.socket_path,
+                      "created" if created else "existing", provenance, version, tmux)

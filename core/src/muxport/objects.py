@@ -1,0 +1,158 @@
+"""The shared records (session, window, pane) and the tmux queries that fill them.
+
+Every toolset answers with these shapes, so they live in the core. Fields are
+read with ``-F`` formats joined by US (0x1f) and ended by RS (0x1e): tmux escapes
+control characters inside names (``\\037``, ``\\t``), and the record end keeps a raw
+newline in a path from splitting a record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+
+from muxport.caller import Caller
+from muxport.transport import Tmux
+
+SEP = "\x1f"
+END = "\x1e"
+_ESCAPE = re.compile(r"\\(\\|n|t|r|[0-7]{3})")
+_SIMPLE = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+
+
+def unescape(value: str) -> str:
+    """Undo tmux's C-style escaping of control characters in ``-F`` output."""
+    return _ESCAPE.sub(lambda m: _SIMPLE.get(m.group(1)) or chr(int(m.group(1), 8)), value)
+
+
+class Session(BaseModel):
+    id: str = Field(description="session id, e.g. $1")
+    name: str
+    attached: int = Field(description="number of clients attached")
+    windows: int
+    created: int = Field(description="creation time, seconds since the epoch")
+
+
+class Window(BaseModel):
+    id: str = Field(description="window id, e.g. @2")
+    index: int
+    name: str
+    session_id: str
+    active: bool
+    panes: int
+    width: int
+    height: int
+    zoomed: bool
+
+
+class Pane(BaseModel):
+    id: str = Field(description="pane id, e.g. %3")
+    index: int
+    window_id: str
+    session_id: str
+    active: bool
+    command: str = Field(description="the pane's foreground command")
+    path: str = Field(description="the pane's current directory")
+    title: str
+    width: int
+    height: int
+    pid: int
+    dead: bool
+    in_mode: bool = Field(description="copy mode or another mode is showing")
+    caller: bool | None = Field(description="true for the pane muxport runs in; null outside tmux")
+
+
+SESSION_FIELDS = {
+    "id": "session_id", "name": "session_name", "attached": "session_attached",
+    "windows": "session_windows", "created": "session_created",
+}
+WINDOW_FIELDS = {
+    "id": "window_id", "index": "window_index", "name": "window_name",
+    "session_id": "session_id", "active": "window_active", "panes": "window_panes",
+    "width": "window_width", "height": "window_height", "zoomed": "window_zoomed_flag",
+}
+PANE_FIELDS = {
+    "id": "pane_id", "index": "pane_index", "window_id": "window_id",
+    "session_id": "session_id", "active": "pane_active", "command": "pane_current_command",
+    "path": "pane_current_path", "title": "pane_title", "width": "pane_width",
+    "height": "pane_height", "pid": "pane_pid", "dead": "pane_dead", "in_mode": "pane_in_mode",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def fmt(fields: dict[str, str]) -> str:
+    """The ``-F`` format reading ``fields`` (record key -> tmux variable)."""
+    return SEP.join("#{%s}" % var for var in fields.values()) + END
+
+
+def records(stdout: str) -> list[str]:
+    """The records of ``fmt`` output, one per object."""
+    return [r.lstrip("\n") for r in stdout.split(END) if r.strip("\n")]
+
+
+def parse(model: type[M], fields: dict[str, str], line: str, **extra: object) -> M:
+    """One record from one line of ``fmt(fields)`` output."""
+    values = [unescape(v) for v in line.split(SEP)]
+    data: dict[str, object] = dict(zip(fields, values, strict=False))
+    for key, info in model.model_fields.items():
+        if info.annotation is bool and key in data:
+            data[key] = data[key] == "1"
+        elif info.annotation is int and key in data:
+            data[key] = int(str(data[key]) or 0)
+    data.update(extra)
+    return model.model_validate(data)
+
+
+def parse_pane(line: str, caller: Caller) -> Pane:
+    pane_id = line.split(SEP, 1)[0]
+    return parse(Pane, PANE_FIELDS, line, caller=caller.marks(pane_id))
+
+
+def scope(session_id: str | None = None, window_id: str | None = None) -> list[str]:
+    """``-t`` / ``-a`` / ``-s`` arguments for list-windows and list-panes."""
+    if window_id:
+        return ["-t", window_id]
+    if session_id:
+        return ["-s", "-t", session_id]
+    return ["-a"]
+
+
+async def list_sessions(tmux: Tmux) -> list[Session]:
+    out = await tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
+    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
+
+
+async def list_windows(tmux: Tmux, session_id: str | None = None) -> list[Window]:
+    args = ["-t", session_id] if session_id else ["-a"]
+    out = await tmux.run(("list-windows", *args, "-F", fmt(WINDOW_FIELDS)))
+    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
+
+
+async def list_panes(
+    tmux: Tmux, caller: Caller, session_id: str | None = None, window_id: str | None = None
+) -> list[Pane]:
+    out = await tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
+    return [parse_pane(line, caller) for line in records(out.stdout)]
+
+
+async def get_pane(tmux: Tmux, caller: Caller, pane_id: str) -> Pane:
+    out = await tmux.run(("display-message", "-p", "-t", pane_id, fmt(PANE_FIELDS)))
+    return parse_pane(records(out.stdout)[0], caller)
+
+
+async def get_window(tmux: Tmux, window_id: str) -> Window:
+    out = await tmux.run(("display-message", "-p", "-t", window_id, fmt(WINDOW_FIELDS)))
+    return parse(Window, WINDOW_FIELDS, records(out.stdout)[0])
+
+
+async def get_session(tmux: Tmux, session_id: str) -> Session:
+    out = await tmux.run(("display-message", "-p", "-t", session_id, fmt(SESSION_FIELDS)))
+    return parse(Session, SESSION_FIELDS, records(out.stdout)[0])
+
+
+def ids(records: Sequence[BaseModel]) -> list[str]:
+    return [str(getattr(r, "id")) for r in records]  # noqa: B009

@@ -1,0 +1,83 @@
+"""Finding toolsets: entry points in the group ``muxport.toolsets``, loaded through pluggy.
+
+The core never imports a toolset by name; first-party toolsets are found exactly
+like a third-party one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+
+import importlib_metadata
+import pluggy
+
+from muxport import hookspecs
+from muxport.declare import ToolSpec
+from muxport.errors import StartupError
+from muxport.registry import ToolRegistry
+
+GROUP = "muxport.toolsets"
+
+
+@dataclass
+class Toolsets:
+    """The outcome of discovery: tools per toolset, and plugins that failed to load."""
+
+    tools: dict[str, list[ToolSpec]] = field(default_factory=dict)
+    distributions: dict[str, str] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
+
+    def names(self) -> dict[str, list[str]]:
+        return {ts: [spec.name for spec in specs] for ts, specs in self.tools.items()}
+
+    def specs(self) -> dict[str, ToolSpec]:
+        return {spec.name: spec for specs in self.tools.values() for spec in specs}
+
+
+def discover() -> dict[str, tuple[str, object]]:
+    """Entry-point name -> (distribution name, unloaded entry point)."""
+    found: dict[str, tuple[str, object]] = {}
+    for ep in importlib_metadata.entry_points(group=GROUP):
+        dist = ep.dist.name if ep.dist is not None else "?"
+        if ep.name in found and found[ep.name][0] != dist:
+            raise StartupError(
+                f"toolset {ep.name} is provided by two distributions: {found[ep.name][0]} and {dist}"
+            )
+        found[ep.name] = (dist, ep)
+    return found
+
+
+def load(extra: dict[str, ModuleType | object] | None = None) -> Toolsets:
+    """Import every installed toolset and collect its tools; ``extra`` adds plugins in process."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    result = Toolsets()
+    plugins: dict[str, object] = {}
+    for name, (dist, ep) in discover().items():
+        try:
+            plugins[name] = ep.load()  # type: ignore[attr-defined]
+        except Exception as exc:  # a broken plugin fails startup only if selected
+            result.broken[name] = f"distribution {dist}: {type(exc).__name__}: {exc}"
+            continue
+        result.distributions[name] = dist
+    for name, plugin in (extra or {}).items():
+        plugins[name] = plugin
+        result.distributions[name] = f"(in process) {getattr(plugin, '__name__', name)}"
+    for name, plugin in plugins.items():
+        try:
+            pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise StartupError(f"plugin {name}: {exc}") from exc
+        result.tools.setdefault(name, [])
+        registry = ToolRegistry(toolset=name, plugin=name)
+        pm.subset_hook_caller("register_tools", remove_plugins=[
+            p for p in pm.get_plugins() if p is not plugin
+        ])(registry=registry)
+        for spec in registry.tools:
+            result.tools.setdefault(spec.toolset, []).append(spec)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise StartupError(f"plugin {exc.plugin}: {exc}") from exc
+    return result

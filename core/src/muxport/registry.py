@@ -1,0 +1,91 @@
+"""The registry a plugin fills through ``register_tools``, and the manifest rules (DESIGN §6)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+
+from muxport.declare import EFFECT_ORDER, ToolFunc, ToolSpec, spec_of
+from muxport.errors import StartupError
+
+SOCKET_WORDS = ("socket", "socket_name", "socket_path")
+
+
+class ToolRegistry:
+    """Collects one plugin's tools, stamped with the plugin's toolset name."""
+
+    def __init__(self, toolset: str, plugin: str) -> None:
+        self.toolset = toolset
+        self.plugin = plugin
+        self.tools: list[ToolSpec] = []
+
+    def add(self, func: ToolFunc, *, toolset: str | None = None) -> None:
+        """Register one ``@tool``-declared function (``toolset`` defaults to the plugin's)."""
+        spec = spec_of(func)
+        if spec is None:
+            raise StartupError(
+                f"plugin {self.plugin}: {getattr(func, '__name__', func)!r} is not declared "
+                "with @muxport.tool"
+            )
+        self.tools.append(
+            dataclasses.replace(spec, toolset=toolset or self.toolset, plugin=self.plugin)
+        )
+
+
+def _violations(spec: ToolSpec) -> Iterable[str]:
+    """Every rule of DESIGN §6 that ``spec`` breaks, as sentences."""
+    if not spec.name or not spec.name.replace("_", "a").isalnum():
+        yield "a tool name is snake_case letters, digits and underscores"
+    if not spec.description:
+        yield "every tool has a description whose first sentence tells it apart"
+    if spec.process_reach == "host-command":
+        yield "reach host-command is forbidden"
+    if not spec.tmux_effects or list(spec.tmux_effects) != sorted(
+        set(spec.tmux_effects), key=EFFECT_ORDER.index
+    ):
+        yield "effects are a non-empty, ordered subset of observe, change, delete"
+    if not spec.output_classes:
+        yield "every tool has at least one output class"
+    if spec.amplifies_future_input and spec.name != "set_synchronize_panes":
+        yield "amplifies_future_input is reserved for set_synchronize_panes"
+    if spec.toolset == "inspect" and not spec.nested_authority:
+        if spec.process_reach != "none" or spec.tmux_effects != ("observe",):
+            yield "inspect tools have reach none and effects exactly [observe]"
+    if spec.toolset == "manage" and spec.process_reach != "none":
+        yield "manage tools have reach none"
+    if spec.toolset == "execute":
+        reach_none = spec.name in ("set_synchronize_panes", "wait_for_run")
+        if (spec.process_reach == "none") != reach_none:
+            yield "execute tools have a reach other than none, except set_synchronize_panes and wait_for_run"
+    if spec.toolset == "teardown" and "delete" not in spec.tmux_effects:
+        yield "teardown tools include the delete effect"
+    if spec.name in spec.nested_authority:
+        yield "nested authority never names the tool itself"
+    schema = json.dumps(spec.args.model_json_schema())
+    if any(f'"{word}"' in schema for word in SOCKET_WORDS):
+        yield "no input schema offers a socket selector"
+    unknown = set(spec.input_literalization) - set(spec.args.model_fields)
+    if unknown:
+        yield f"literalization names inputs the schema lacks: {sorted(unknown)}"
+
+
+def validate_manifest(specs: list[ToolSpec]) -> None:
+    """Refuse to start on any rule violation, naming the plugin, the tool and the rule."""
+    seen: dict[str, ToolSpec] = {}
+    names = {spec.name for spec in specs}
+    for spec in specs:
+        if spec.name in seen:
+            raise StartupError(
+                f"plugin {spec.plugin}: tool {spec.name} is already registered by plugin "
+                f"{seen[spec.name].plugin} (tool names are unique)"
+            )
+        seen[spec.name] = spec
+        for rule in _violations(spec):
+            raise StartupError(f"plugin {spec.plugin}: tool {spec.name} breaks a rule: {rule}")
+        missing = [n for n in spec.nested_authority if n not in names]
+        if spec.nested_authority and len(missing) == len(spec.nested_authority):
+            raise StartupError(
+                f"plugin {spec.plugin}: tool {spec.name} breaks a rule: nested authority "
+                f"names no known tool ({', '.join(missing)})"
+            )

@@ -1,0 +1,175 @@
+"""The MCP server: the only module that imports ``mcp`` (DESIGN §1, §5).
+
+Built on the SDK's low-level ``Server`` so that argument validation, error text
+and ``_meta`` are ours: every answer is a named record in ``structuredContent``
+plus the same JSON as text; every failure is a tool error naming the recovery.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+from pydantic import BaseModel, ValidationError
+
+from muxport.audit import Audit
+from muxport.capabilities import META_KEY, RESOURCE_URI, describe
+from muxport.context import Services, ToolContext
+from muxport.errors import InvalidArgument, Refused, ToolError
+from muxport.instructions import INSTRUCTIONS
+from muxport.surface import Surface
+
+log = logging.getLogger("muxport")
+VERSION = "0.1.0"
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """JSON-ready answer; optional fields that are empty (``note: null``) are left out."""
+    data: dict[str, Any] = model.model_dump(mode="json")
+    for key, info in type(model).model_fields.items():
+        if data.get(key, 0) is None and not info.is_required():
+            del data[key]
+    return data
+
+
+def validation_message(tool: str, error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+        parts.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's inputSchema)"
+
+
+def error_result(error: ToolError) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=error.message)],
+        is_error=True,
+        meta=error.meta(),
+    )
+
+
+class MuxportServer:
+    """Dispatches ``tools/call`` to the selected tools; serves the capability report."""
+
+    def __init__(self, surface: Surface, services: Services, report: dict[str, Any]) -> None:
+        self.surface = surface
+        self.services = services
+        self.report_text = json.dumps(report, indent=1)
+        self.audit = Audit.from_env()
+        self.tools = [
+            types.Tool(
+                name=name,
+                title=spec.title,
+                description=describe(spec),
+                input_schema=surface.args[name].model_json_schema(),
+                output_schema=spec.result.model_json_schema(mode="serialization"),
+                annotations=types.ToolAnnotations(
+                    title=spec.title, read_only_hint=False, destructive_hint=True,
+                    idempotent_hint=False, open_world_hint=True,
+                ),
+                meta={META_KEY: surface.rows[name]},
+            )
+            for name, spec in sorted(surface.specs.items())
+        ]
+        self.lowlevel = Server(
+            "muxport",
+            version=VERSION,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_read_resource=self.read_resource,
+        )
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tools)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        with self.audit.record(params.name, params.arguments) as entry:
+            result = await self.dispatch(ctx, params.name, params.arguments or {})
+            entry.finish(result.is_error, (result.meta or {}).get("error_code"))
+            return result
+
+    async def dispatch(
+        self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        spec = self.surface.specs.get(name)
+        if spec is None:
+            listed = ", ".join(sorted(self.surface.specs)) or "none"
+            why = "is not selected on this server" if name in self.surface.known else "does not exist"
+            return error_result(Refused(
+                f"tool {name} {why}; nothing was run. Available tools: {listed}",
+                code="tool_not_available",
+            ))
+        try:
+            args = self.surface.args[name].model_validate(arguments)
+        except ValidationError as exc:
+            return error_result(InvalidArgument(validation_message(name, exc)))
+        tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
+        try:
+            result = await spec.func(tool_ctx, args)
+        except ToolError as exc:
+            return error_result(exc)
+        except Exception:
+            log.exception("tool %s failed", name)
+            return error_result(ToolError(
+                f"{name} hit an internal error (a muxport bug; the server log has the details). "
+                "The server is still running: check the target with a listing tool and try again.",
+                code="internal_error", delivery="possibly_sent",
+            ))
+        data = dump(result)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+            structured_content=data,
+        )
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(
+            name="capabilities", title="muxport capabilities", uri=RESOURCE_URI,
+            mime_type="application/json",
+            description="Selection, capability rows and the served tmux connection.",
+        )])
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if str(params.uri) != RESOURCE_URI:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=-32602, message=f"unknown resource {params.uri}; read {RESOURCE_URI}")
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=RESOURCE_URI, mime_type="application/json", text=self.report_text,
+        )])
+
+    async def serve_stdio(self) -> None:
+        """Serve until EOF on stdin, then reap tmux clients and run shutdown callbacks."""
+        async with anyio.create_task_group() as group:
+            self.services.task_group = group
+            try:
+                async with stdio_server() as (read, write):
+                    await self.lowlevel.run(read, write, self.lowlevel.create_initialization_options())
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                    await self.close()
+                group.cancel_scope.cancel()
+
+    async def close(self) -> None:
+        for callback in reversed(self.services.shutdown):
+            try:
+                await callback()
+            except Exception:
+                log.exception("shutdown callback failed")
+        await self.services.tmux.aclose()
+        self.audit.close()

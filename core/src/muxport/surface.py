@@ -1,0 +1,78 @@
+"""The frozen surface: which tools are listed and callable, with their rows and argument models.
+
+Built once at startup from the discovered toolsets and the selection; ``muxport
+tools`` prints it without contacting tmux.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from muxport.capabilities import row
+from muxport.declare import EFFECT_ORDER, ToolSpec
+from muxport.plugins import Toolsets
+from muxport.registry import validate_manifest
+from muxport.selection import SelectionRequest, check_names, resolve
+
+
+@dataclass
+class Surface:
+    """Selected tools (``specs``), every known tool (``known``), and what the batch may nest."""
+
+    specs: dict[str, ToolSpec]
+    known: dict[str, ToolSpec]
+    args: dict[str, type[BaseModel]]
+    rows: dict[str, dict[str, Any]]
+    nested: dict[str, tuple[str, ...]]
+    selection: dict[str, Any] = field(default_factory=dict)
+
+
+def _union(rows: list[dict[str, Any]], key: str, order: tuple[str, ...] | None = None) -> list[str]:
+    values = {value for r in rows for value in r[key]}
+    return sorted(values, key=order.index) if order else sorted(values)
+
+
+def build(
+    toolsets: Toolsets, request: SelectionRequest, created_daemon: bool, custom_config: bool
+) -> Surface:
+    """Validate names and the manifest of what is selected, then freeze the surface."""
+    installed = toolsets.names()
+    check_names(request, installed, toolsets.broken)
+    chosen_sets, chosen = resolve(request, installed, created_daemon, custom_config)
+    known = toolsets.specs()
+    involved = {known[name].plugin for name in chosen}
+    validate_manifest([spec for spec in known.values() if spec.plugin in involved])
+    specs = {name: known[name] for name in chosen}
+    nested: dict[str, tuple[str, ...]] = {}
+    args: dict[str, type[BaseModel]] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for name, spec in specs.items():
+        inner = tuple(
+            n for n in spec.nested_authority if n in known and n not in request.exclude
+        )
+        args[name] = (
+            spec.args_factory({n: known[n] for n in inner}) if spec.args_factory else spec.args
+        )
+        rows[name] = row(spec, args[name], spec.toolset)
+        if spec.nested_authority:
+            nested[name] = inner
+            inner_rows = [row(known[n], known[n].args, known[n].toolset) for n in inner]
+            rows[name]["nested_authority"] = list(inner)
+            rows[name]["tmux_effects"] = _union(inner_rows, "tmux_effects", EFFECT_ORDER)
+            rows[name]["output_classes"] = _union(inner_rows, "output_classes")
+    selection = {
+        "source": request.source,
+        "toolsets": list(chosen_sets),
+        "tools": list(request.tools),
+        "exclude_tools": list(request.exclude),
+        "default_rule": (
+            "all four toolsets on a dedicated daemon this process created; "
+            "inspect, manage, execute otherwise"
+        ),
+        "installed_toolsets": sorted(installed),
+        "broken_toolsets": dict(toolsets.broken),
+    }
+    return Surface(specs, known, args, rows, nested, selection)

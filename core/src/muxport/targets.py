@@ -1,0 +1,78 @@
+"""Argument types for tmux targets: exact ids only (DESIGN §8).
+
+A bare number is refused with the reason: tmux would read it as an index and
+hit another pane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+KINDS = {"%": ("pane", "list_panes"), "@": ("window", "list_windows"), "$": ("session", "list_sessions")}
+
+
+def _exact_id(prefix: str) -> Callable[[Any], Any]:
+    kind, tool = KINDS[prefix]
+
+    def check(value: Any) -> Any:
+        text = str(value).strip() if isinstance(value, int | str) else value
+        if isinstance(text, str) and text.isdigit():
+            raise ValueError(
+                f"a bare number ({text}) is not a {kind} id: tmux would read it as an index and "
+                f"could hit another {kind}; pass the id from {tool}, e.g. {prefix}{text}"
+            )
+        if isinstance(text, str) and not (text.startswith(prefix) and text[1:].isdigit()):
+            raise ValueError(f"{text!r} is not a {kind} id like {prefix}3; call {tool} for the ids")
+        return text
+
+    return check
+
+
+PaneId = Annotated[
+    str,
+    BeforeValidator(_exact_id("%")),
+    Field(pattern=r"^%[0-9]{1,9}$", description="exact pane id, e.g. %3 (from list_panes)"),
+]
+WindowId = Annotated[
+    str,
+    BeforeValidator(_exact_id("@")),
+    Field(pattern=r"^@[0-9]{1,9}$", description="exact window id, e.g. @2 (from list_windows)"),
+]
+SessionId = Annotated[
+    str,
+    BeforeValidator(_exact_id("$")),
+    Field(pattern=r"^\$[0-9]{1,9}$", description="exact session id, e.g. $1 (from list_sessions)"),
+]
+MaxLines = Annotated[
+    int | None,
+    Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="line budget, default 200; above 5000 it is clamped to 5000; newest kept",
+    ),
+]
+Timeout = Annotated[
+    float | None,
+    Field(
+        default=None,
+        ge=0,
+        le=86_400,
+        description="seconds to wait, default 30, clamped to the ceiling (120 unless raised)",
+    ),
+]
+
+
+class Args(BaseModel):
+    """Base of every argument model: unknown arguments are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Result(BaseModel):
+    """Base of every answer model; ``note`` says what the fields cannot."""
+
+    note: str | None = Field(default=None, description="what to do next, when there is more to say")

@@ -1,0 +1,19 @@
+"""The test kit for toolset authors: a real tmux server on a private socket, shell panes,
+MCP clients (in process and over the installed launcher's stdio) and a fake transport.
+
+The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
+project that installs muxport gets them.
+"""
+
+from muxport.testing.clients import in_process_client, stdio_client, tool_schema_errors
+from muxport.testing.fake import FakeTmux
+from muxport.testing.server import ShellPane, TmuxServer
+
+__all__ = [
+    "FakeTmux",
+    "ShellPane",
+    "TmuxServer",
+    "in_process_client",
+    "stdio_client",
+    "tool_schema_errors",
+]

@@ -1,0 +1,103 @@
+"""MCP clients for tests: in process, and over real stdio through the installed launcher.
+
+The test kit is the one place besides ``muxport.server`` that imports ``mcp``: it is a
+client, and toolset tests use it through these helpers only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import jsonschema
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client as _stdio_transport
+
+from muxport.app import App, start
+from muxport.connection import settings_from
+from muxport.selection import parse_request
+
+
+def launcher() -> str:
+    """The installed ``muxport`` console script of this environment."""
+    beside = Path(sys.executable).with_name("muxport")
+    return str(beside) if beside.exists() else "muxport"
+
+
+def selection_env(
+    toolsets: Sequence[str] | None, tools: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> dict[str, str]:
+    env: dict[str, str] = {}
+    if toolsets is not None:
+        env["LIBTMUX_TOOLSETS"] = ",".join(toolsets)
+    if tools:
+        env["LIBTMUX_TOOLS"] = ",".join(tools)
+    if exclude:
+        env["LIBTMUX_EXCLUDE_TOOLS"] = ",".join(exclude)
+    return env
+
+
+@asynccontextmanager
+async def in_process_client(
+    socket_path: str,
+    toolsets: Sequence[str] | None = None,
+    tools: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    caller_env: Mapping[str, str] | None = None,
+    extra_plugins: Mapping[str, ModuleType | object] | None = None,
+) -> AsyncIterator[tuple[Client, App]]:
+    """A connected ``mcp.Client`` for a server built in this process (real JSON-RPC handshake).
+
+    ``caller_env`` stands in for the process environment in caller detection
+    (default: outside tmux).
+    """
+    request = parse_request(selection_env(toolsets, tools, exclude), None, [], [])
+    settings = settings_from({}, socket_path, None, None)
+    app = await start(request, settings, env=dict(caller_env or {}), extra=extra_plugins)
+    async with anyio.create_task_group() as group:
+        app.server.services.task_group = group
+        try:
+            async with Client(app.server.lowlevel, mode="legacy") as client:
+                yield client, app
+        finally:
+            with anyio.CancelScope(shield=True):
+                await app.server.close()
+            group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def stdio_client(
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+    mode: str = "legacy",
+) -> AsyncIterator[Client]:
+    """The installed launcher as a subprocess, spoken to over its real stdin and stdout.
+
+    Its stderr goes to a temporary file, printed if the session fails to start.
+    """
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
+    full_env.update(env or {})
+    params = StdioServerParameters(command=launcher(), args=list(args), env=full_env)
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            async with Client(_stdio_transport(params, errlog=errlog), mode=mode) as client:  # type: ignore[arg-type]
+                yield client
+        except BaseException:
+            errlog.seek(0)
+            sys.stderr.write(f"muxport stderr:\n{errlog.read()}\n")
+            raise
+
+
+def tool_schema_errors(output_schema: dict[str, Any] | None, structured: Any) -> list[str]:
+    """Every way ``structured`` breaks ``output_schema`` (empty when it conforms)."""
+    if output_schema is None:
+        return ["the tool declares no outputSchema"]
+    validator = jsonschema.Draft202012Validator(output_schema)
+    return [error.message for error in validator.iter_errors(structured)]

@@ -1,0 +1,114 @@
+"""A real, isolated tmux server for tests, and shell panes that signal when they are ready."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+READY_TIMEOUT = 20.0
+CONFIG = "set -s exit-empty off\nset -g status off\nset -g remain-on-exit off\n"
+SHELLS = ("bash", "zsh", "dash", "sh")
+_counter = itertools.count(1)
+
+
+class TmuxServer:
+    """A tmux server on a private socket in a private directory; ``kill()`` removes both."""
+
+    def __init__(self, binary: str = "tmux") -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="muxport-test-"))
+        self.socket_path = str(self.dir / "tmux.sock")
+        self.binary = shutil.which(binary) or binary
+        config = self.dir / "tmux.conf"
+        config.write_text(CONFIG)
+        self.cmd("-f", str(config), "start-server")
+
+    def cmd(self, *args: str, check: bool = True, timeout: float = 20.0) -> str:
+        """Run tmux against this server (synchronously: tests only) and return stdout."""
+        done = subprocess.run(
+            [self.binary, "-S", self.socket_path, *args],
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )
+        if check and done.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def lines(self, *args: str) -> list[str]:
+        return self.cmd(*args).splitlines()
+
+    def wait_for(self, channel: str, timeout: float = READY_TIMEOUT) -> None:
+        """Block until ``tmux wait-for -S channel`` is run (bounded)."""
+        self.cmd("wait-for", channel, timeout=timeout)
+
+    def clients(self) -> list[str]:
+        return self.lines("list-clients", "-F", "#{client_name} #{client_flags}")
+
+    def buffers(self) -> list[str]:
+        return self.lines("list-buffers", "-F", "#{buffer_name}")
+
+    def shell_pane(
+        self, shell: str = "bash", width: int = 80, height: int = 24, session: str | None = None
+    ) -> ShellPane:
+        """A new session whose only pane runs ``shell`` with a bare ``$ `` prompt, ready."""
+        if shell not in SHELLS:
+            raise ValueError(f"shell must be one of {SHELLS}")
+        n = next(_counter)
+        channel = f"muxport-ready-{os.getpid()}-{n}"
+        rc = self.dir / f"rc{n}"
+        rc.mkdir()
+        ready = f"PS1='$ '\n{self.binary} -S {self.socket_path} wait-for -S {channel}\n"
+        if shell == "zsh":
+            (rc / ".zshrc").write_text("unsetopt PROMPT_SP\nPROMPT='$ '\n" + ready)
+            command = f"exec env ZDOTDIR={rc} zsh -i"
+        elif shell == "bash":
+            (rc / "bashrc").write_text(ready)
+            command = f"exec bash --noprofile --rcfile {rc}/bashrc -i"
+        else:
+            (rc / "env").write_text(ready)
+            command = f"exec env ENV={rc}/env {shell} -i"
+        name = session or f"t{n}"
+        out = self.cmd(
+            "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{session_id}",
+            "-s", name, "-x", str(width), "-y", str(height), command,
+        )
+        pane_id, window_id, session_id = out.split()
+        self.wait_for(channel)
+        return ShellPane(self, pane_id, window_id, session_id, shell, width)
+
+    def kill(self) -> None:
+        self.cmd("kill-server", check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@dataclass
+class ShellPane:
+    """A pane running a shell, with helpers that wait on signals rather than sleeping."""
+
+    server: TmuxServer
+    pane_id: str
+    window_id: str
+    session_id: str
+    shell: str
+    width: int
+
+    def type(self, text: str, enter: bool = True) -> None:
+        self.server.cmd("send-keys", "-t", self.pane_id, "-l", "--", text)
+        if enter:
+            self.server.cmd("send-keys", "-t", self.pane_id, "Enter")
+
+    def run(self, command: str, timeout: float = READY_TIMEOUT) -> None:
+        """Type ``command`` and wait until it has finished (it signals a private channel)."""
+        channel = f"muxport-done-{os.getpid()}-{next(_counter)}"
+        self.type(f"{command}; {self.server.binary} -S {self.server.socket_path} wait-for -S {channel}")
+        self.server.wait_for(channel, timeout)
+
+    def screen(self, history: bool = False) -> list[str]:
+        args = ["-S", "-"] if history else []
+        return self.server.lines("capture-pane", "-p", "-J", "-t", self.pane_id, *args)
+
+    def option(self, name: str) -> str:
+        return self.server.cmd("show-options", "-pqv", "-t", self.pane_id, name).strip()

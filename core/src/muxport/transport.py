@@ -1,0 +1,168 @@
+"""The tmux transport: the only module that runs tmux (DESIGN §4).
+
+Every call is one tmux invocation, optionally carrying several commands
+separated by ``;`` so that they describe one moment. Values are argv items,
+never passed through a shell.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import Process
+
+from muxport.errors import NotFound, ServerGone, StartupError, TmuxFailed
+
+log = logging.getLogger(__name__)
+
+# tmux's "can't find" kinds -> (the listing tool that shows what exists, its count query)
+MISSING = {
+    "pane": ("list_panes", ("list-panes", "-a", "-F", "x")),
+    "window": ("list_windows", ("list-windows", "-a", "-F", "x")),
+    "session": ("list_sessions", ("list-sessions", "-F", "x")),
+}
+GONE_MARKERS = (
+    "no server running",
+    "error connecting to",
+    "server exited unexpectedly",
+    "lost server",
+    "server not found",
+)
+
+
+def refuse_control_chars(value: str, what: str) -> str:
+    """Socket and binary paths with ASCII control characters or DEL are refused."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise StartupError(f"{what} {value!r} contains a control character; pass a plain path")
+    return value
+
+
+def literal(value: str) -> str:
+    """Double every ``#`` so that tmux format expansion yields ``value`` exactly."""
+    return value.replace("#", "##")
+
+
+def escape_arg(value: str) -> str:
+    """Keep an argv item from being read as a command separator.
+
+    tmux treats an argument ending in ``;`` as the end of a command; a backslash
+    before that ``;`` keeps it (and is removed by tmux).
+    """
+    if value.endswith(";"):
+        return value[:-1] + "\\;"
+    return value
+
+
+@dataclass(frozen=True)
+class TmuxResult:
+    """What one tmux invocation printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        text = self.stdout[:-1] if self.stdout.endswith("\n") else self.stdout
+        return text.split("\n") if text else []
+
+
+def is_gone(stderr: str) -> bool:
+    return any(marker in stderr for marker in GONE_MARKERS)
+
+
+class Tmux:
+    """Runs tmux against one server, addressed by its socket path."""
+
+    def __init__(self, binary: str, socket_path: str) -> None:
+        self.binary = refuse_control_chars(binary, "tmux binary")
+        self.socket_path = refuse_control_chars(socket_path, "socket path")
+        self._clients: set[Process] = set()
+
+    def argv(self, *commands: Sequence[str]) -> list[str]:
+        """The argv of one invocation running ``commands`` in order."""
+        argv = [self.binary, "-S", self.socket_path]
+        for index, command in enumerate(commands):
+            if index:
+                argv.append(";")
+            argv.append(command[0])
+            argv.extend(escape_arg(str(arg)) for arg in command[1:])
+        return argv
+
+    async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
+        """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
+        argv = self.argv(*commands)
+        done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+        result = TmuxResult(
+            done.returncode,
+            done.stdout.decode("utf-8", "replace"),
+            done.stderr.decode("utf-8", "replace"),
+        )
+        if check and result.returncode != 0:
+            failure = self.failure(result)
+            if isinstance(failure, NotFound):
+                failure = await self._count_existing(failure)
+            raise failure
+        return result
+
+    def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
+        """The tool error for a failed invocation."""
+        err = result.stderr.strip() or f"tmux exited with status {result.returncode}"
+        for kind, (tool, _) in MISSING.items():
+            marker = f"can't find {kind}"
+            if marker in err:
+                target = err.split(marker, 1)[1].strip(" :\n").splitlines()[0]
+                return NotFound(
+                    f"no {kind} {target} on this server; call {tool} to see the {kind}s that exist",
+                    data={"kind": kind, "target": target},
+                )
+        if is_gone(err):
+            return ServerGone(
+                f"the tmux server at {self.socket_path} is not running; create a session "
+                "with create_session (or start tmux) and try again",
+                delivery="not_sent",
+            )
+        return TmuxFailed(f"tmux said: {err.splitlines()[0]}", delivery="possibly_sent")
+
+    async def _count_existing(self, failure: NotFound) -> NotFound:
+        kind = str(failure.data.get("kind"))
+        tool, query = MISSING[kind]
+        listed = await self.run(query, check=False)
+        count = len(listed.lines) if listed.returncode == 0 else 0
+        failure.message = (
+            f"no {kind} {failure.data.get('target')} on this server; "
+            f"call {tool} for the {count} that exist"
+        )
+        failure.args = (failure.message,)
+        return failure
+
+    async def start_client(self, *args: str) -> Process:
+        """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
+        process = await anyio.open_process(
+            [self.binary, "-S", self.socket_path, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self._clients.add(process)
+        return process
+
+    async def stop_client(self, process: Process) -> None:
+        """End a client started by ``start_client``; safe to call twice and under cancellation."""
+        with anyio.CancelScope(shield=True):
+            self._clients.discard(process)
+            if process.returncode is None:
+                try:
+                    process.kill()
+                except ProcessLookupError:
+                    pass
+            await process.aclose()
+
+    async def aclose(self) -> None:
+        """Reap every client still running (EOF shutdown)."""
+        for process in list(self._clients):
+            await self.stop_client(process)

@@ -1,0 +1,99 @@
+"""Listings: sessions, windows, panes."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from muxport import Args, Pane, PaneId, Result, Session, SessionId, ToolContext, Window, WindowId, tool
+from muxport import objects
+from muxport.errors import InvalidArgument, ServerGone
+
+META = dict(reach="none", effects=["observe"], outputs=["tmux-metadata"], secrets=True, untrusted=True)
+NO_SERVER_NOTE = (
+    "no tmux server is running on this socket; create_session starts one (or run tmux)"
+)
+
+
+class NoArgs(Args):
+    pass
+
+
+class SessionList(Result):
+    count: int
+    sessions: list[Session]
+
+
+class ListWindowsArgs(Args):
+    session_id: SessionId | None = None
+    session_name: str | None = Field(default=None, max_length=256,
+                                     description="exact session name (instead of session_id)")
+
+    @model_validator(mode="after")
+    def one_selector(self) -> "ListWindowsArgs":
+        if self.session_id and self.session_name:
+            raise ValueError("pass session_id or session_name, not both")
+        return self
+
+
+class WindowList(Result):
+    count: int
+    windows: list[Window]
+
+
+class ListPanesArgs(Args):
+    session_id: SessionId | None = None
+    window_id: WindowId | None = None
+
+
+class PaneList(Result):
+    count: int
+    panes: list[Pane]
+
+
+@tool(title="List sessions", **META)  # type: ignore[arg-type]
+async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
+    """List every session of the served tmux server with its id, name, windows and clients."""
+    try:
+        sessions = await objects.list_sessions(ctx.tmux)
+    except ServerGone:
+        return SessionList(count=0, sessions=[], note=NO_SERVER_NOTE)
+    note = None if sessions else "the server has no sessions; create_session makes one"
+    return SessionList(count=len(sessions), sessions=sessions, note=note)
+
+
+async def session_by_name(ctx: ToolContext, name: str) -> str:
+    for session in await objects.list_sessions(ctx.tmux):
+        if session.name == name:
+            return session.id
+    raise InvalidArgument(f"no session named {name!r}; call list_sessions for the names that exist",
+                          code="not_found")
+
+
+@tool(title="List windows", **META)  # type: ignore[arg-type]
+async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
+    """List windows (all, or one session's) with id, index, name, size and pane count."""
+    session_id = args.session_id
+    if args.session_name is not None:
+        session_id = await session_by_name(ctx, args.session_name)
+    try:
+        windows = await objects.list_windows(ctx.tmux, session_id)
+    except ServerGone:
+        if session_id:
+            raise
+        return WindowList(count=0, windows=[], note=NO_SERVER_NOTE)
+    return WindowList(count=len(windows), windows=windows)
+
+
+@tool(title="List panes", **META)  # type: ignore[arg-type]
+async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
+    """List panes (all, one session's or one window's) with command, path, size and caller mark."""
+    try:
+        panes = await objects.list_panes(ctx.tmux, ctx.caller, args.session_id, args.window_id)
+    except ServerGone:
+        if args.session_id or args.window_id:
+            raise
+        return PaneList(count=0, panes=[], note=NO_SERVER_NOTE)
+    return PaneList(count=len(panes), panes=panes)
+
+
+TOOLS = [list_sessions, list_windows, list_panes]
