@@ -1,0 +1,187 @@
+"""The input checks of DESIGN §8: who would receive input sent to a pane, and may it be sent?
+
+One fresh observation (the target window's panes and every client, read in ONE
+tmux invocation) works out the cohort: the target plus, when the target's effective
+``synchronize-panes`` is on, every pane of its window whose effective option is on
+(a pane-level value overrides the window's; ``#{synchronize-panes}`` in a pane
+format is that effective value). The whole send is refused if any member is the
+caller, dead, input-disabled, in a mode or attended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from muxport.context import ToolContext
+from muxport.errors import Refused
+from muxport.objects import SEP, fmt, records, unescape
+
+PANE_FORMAT = {
+    "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",
+    "input_off": "pane_input_off", "in_mode": "pane_in_mode", "sync": "synchronize-panes",
+    "zoomed": "window_zoomed_flag", "mode": "pane_mode",
+}
+# In list-clients the session, window and pane formats are those the client is showing.
+CLIENT_FORMAT = {
+    "control": "client_control_mode", "readonly": "client_readonly", "flags": "client_flags",
+    "session": "client_session", "window_id": "window_id", "pane_id": "pane_id",
+    "tty": "client_tty", "name": "client_name",
+}
+
+
+class Cohort(BaseModel):
+    """Every pane that would receive the input, the target first."""
+
+    pane_ids: list[str] = Field(description="panes that would receive the input, target first")
+
+
+@dataclass(frozen=True)
+class _Pane:
+    id: str
+    window_id: str
+    active: bool
+    dead: bool
+    input_off: bool
+    in_mode: bool
+    sync: bool
+    zoomed: bool
+    mode: str
+
+
+@dataclass(frozen=True)
+class _Client:
+    control: bool
+    readonly: bool
+    session: str
+    window_id: str
+    pane_id: str
+    label: str
+
+    @property
+    def can_type(self) -> bool:
+        """A person's keystrokes land through this client (attached, read-write, not control)."""
+        return bool(self.session) and not self.control and not self.readonly
+
+
+def _fields(record: str, names: dict[str, str]) -> dict[str, str]:
+    return dict(zip(names, (unescape(v) for v in record.split(SEP)), strict=False))
+
+
+def _pane(record: str) -> _Pane:
+    f = _fields(record, PANE_FORMAT)
+    flags = ("active", "dead", "input_off", "in_mode", "sync", "zoomed")
+    flag = {k: f.get(k, "") in ("1", "on") for k in flags}
+    return _Pane(id=f["id"], window_id=f.get("window_id", ""), mode=f.get("mode", ""), **flag)
+
+
+def _client(record: str) -> _Client:
+    f = _fields(record, CLIENT_FORMAT)
+    flags = f.get("flags", "").split(",")
+    return _Client(
+        control=f.get("control") == "1" or "control-mode" in flags,
+        readonly=f.get("readonly") == "1" or "read-only" in flags,
+        session=f.get("session", ""),
+        window_id=f.get("window_id", ""),
+        pane_id=f.get("pane_id", ""),
+        label=f.get("tty") or f.get("name", "a client"),
+    )
+
+
+def _receivers(panes: list[_Pane], target: _Pane, paste: bool) -> list[_Pane]:
+    """The target, then every sibling whose effective synchronize-panes is on (sorted by id).
+
+    This is the configured membership, a superset of what tmux 3.3a delivers right now
+    (it skips siblings in a mode, dead or hidden by zoom): those may change before the
+    keys land, so they are checked like the target.
+    """
+    if paste or not target.sync:
+        return [target]
+    siblings = [p for p in panes if p.id != target.id and p.sync]
+    siblings.sort(key=lambda p: int(p.id[1:]))
+    return [target, *siblings]
+
+
+def _refuse(message: str, reason: str, pane_id: str, cohort: list[str]) -> Refused:
+    return Refused(
+        message, delivery="not_sent",
+        data={"reason": reason, "pane_id": pane_id, "cohort": cohort},
+    )
+
+
+def _check_pane(ctx: ToolContext, pane: _Pane, clients: list[_Client], target: str,
+                cohort: list[str]) -> None:
+    via = "" if pane.id == target else f" (it receives input to {target} through synchronize-panes)"
+    if ctx.caller.relation == "inside" and pane.id == ctx.caller.pane_id:
+        raise _refuse(
+            f"pane {pane.id} is the pane muxport itself runs in{via}; input there would type into "
+            "this session; target another pane (list_panes marks the caller with caller: true)",
+            "caller", pane.id, cohort)
+    if pane.dead:
+        raise _refuse(
+            f"pane {pane.id} is dead (its program exited){via}; respawn_pane restarts it, "
+            "or target another pane from list_panes", "dead", pane.id, cohort)
+    if pane.input_off:
+        raise _refuse(
+            f"pane {pane.id} has input disabled{via}; a person can enable it (select-pane -e); "
+            "target another pane from list_panes", "input_off", pane.id, cohort)
+    if pane.in_mode:
+        mode = pane.mode or "a mode"
+        raise _refuse(
+            f"pane {pane.id} is in {mode}{via}; muxport never leaves a mode for you: leave it "
+            "yourself or target another pane; list_panes shows in_mode", "in_mode", pane.id, cohort)
+    for client in clients:
+        if client.can_type and pane.active and client.window_id == pane.window_id:
+            raise _refuse(
+                f"pane {pane.id} is attended: it is the active pane of window {pane.window_id} "
+                f"shown by the read-write client {client.label}{via}, where a person's keystrokes "
+                "land; target a pane nobody is looking at (split_window or create_window make one, "
+                "list_panes shows the rest)", "attended", pane.id, cohort)
+
+
+async def check_input(
+    ctx: ToolContext, pane_id: str, *, paste: bool = False, exactly_one: bool = False
+) -> Cohort:
+    """Work out who would receive input sent to ``pane_id``; raise ``Refused`` unless all may.
+
+    ``paste``: only the target receives (paste-buffer ignores synchronize-panes).
+    ``exactly_one``: framed commands refuse a cohort larger than the target.
+    """
+    out = await ctx.tmux.run(
+        ("list-panes", "-t", pane_id, "-F", "P" + SEP + fmt(PANE_FORMAT)),
+        ("list-clients", "-F", "C" + SEP + fmt(CLIENT_FORMAT)),
+    )
+    panes: list[_Pane] = []
+    clients: list[_Client] = []
+    for record in records(out.stdout):
+        kind, _, rest = record.partition(SEP)
+        if kind == "P":
+            panes.append(_pane(rest))
+        elif kind == "C":
+            clients.append(_client(rest))
+    target = next((p for p in panes if p.id == pane_id), None)
+    if target is None:  # the window changed between resolution and listing
+        raise Refused(f"pane {pane_id} moved while it was checked; call list_panes and try again",
+                      retryable=True, data={"reason": "changed", "pane_id": pane_id, "cohort": []})
+    receivers = _receivers(panes, target, paste)
+    cohort = [p.id for p in receivers]
+    if not ctx.caller.proven:
+        raise Refused(
+            f"not sending to {pane_id}: muxport cannot prove which pane it runs in "
+            f"({ctx.caller.how}), so input tools fail closed; restart muxport with TMUX_PANE "
+            "set (or outside tmux); "
+            "tmux://capabilities shows the caller relation",
+            delivery="not_sent",
+            data={"reason": "caller_unproven", "pane_id": pane_id, "cohort": cohort},
+        )
+    for pane in receivers:
+        _check_pane(ctx, pane, clients, pane_id, cohort)
+    if exactly_one and len(cohort) > 1:
+        others = ", ".join(cohort[1:])
+        raise _refuse(
+            f"a framed command needs exactly one receiving pane, but synchronize-panes would also "
+            f"send it to {others}; set_synchronize_panes with enabled false on window "
+            f"{target.window_id}, or target a pane of another window",
+            "synchronized", pane_id, cohort)
+    return Cohort(pane_ids=cohort)

@@ -1,0 +1,109 @@
+"""create_session and create_window: new panes running the configured process, no payload.
+
+Every name and directory goes through ``literal()`` (tmux format-expands them, so
+``#(...)`` would run a command); ``--`` is not needed: ``-s``/``-n``/``-c`` take
+the next item as their value whatever it starts with.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from muxport import Args, Result, Session, SessionId, ToolContext, Window, literal, objects, tool
+from muxport.errors import InvalidArgument, TmuxFailed
+from pydantic import Field, model_validator
+
+from muxport_execute.naming import SessionName, StartDirectory, WindowName, checked_directory
+
+CREATE = dict(reach="configured-process", effects=["observe", "change"], outputs=["tmux-metadata"],
+              secrets=False, untrusted=True)
+IDS = {"window_id": "window_id", "pane_id": "pane_id"}
+
+
+class CreateSessionArgs(Args):
+    session_name: SessionName | None = None
+    window_name: WindowName | None = None
+    start_directory: StartDirectory | None = None
+    width: int | None = Field(default=None, ge=2, le=1000, description="columns (with height)")
+    height: int | None = Field(default=None, ge=2, le=1000, description="rows (with width)")
+
+    @model_validator(mode="after")
+    def size_together(self) -> CreateSessionArgs:
+        if (self.width is None) != (self.height is None):
+            raise ValueError("pass width and height together, or neither")
+        return self
+
+
+class SessionCreated(Session, Result):
+    window_id: str
+    pane_id: str
+
+
+def named(flag: str, value: str | None) -> list[str]:
+    return [flag, literal(value)] if value is not None else []
+
+
+LITERAL = "double-hash-once"
+SESSION_LITERAL = dict.fromkeys(("session_name", "window_name", "start_directory"), LITERAL)
+WINDOW_LITERAL = dict.fromkeys(("window_name", "start_directory"), LITERAL)
+
+
+@tool(title="Create session", literalization=SESSION_LITERAL, **CREATE)  # type: ignore[arg-type]
+async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCreated:
+    """Create a detached session whose first pane runs the configured shell; names kept literally.
+
+    No command or environment is accepted. Starts the tmux server if none is running.
+    """
+    directory = await checked_directory(args.start_directory)
+    fields = {**objects.SESSION_FIELDS, **IDS}
+    command = ["new-session", "-d", "-P", "-F", objects.fmt(fields)]
+    command += named("-s", args.session_name) + named("-n", args.window_name)
+    command += named("-c", directory)
+    if args.width is not None and args.height is not None:
+        command += ["-x", str(args.width), "-y", str(args.height)]
+    try:
+        out = await ctx.tmux.run(command)
+    except TmuxFailed as failure:
+        if "duplicate session" in failure.message:
+            raise InvalidArgument(
+                f"a session named {args.session_name!r} already exists; pass another "
+                "session_name (list_sessions shows the names in use)"
+            ) from None
+        raise
+    return objects.parse(SessionCreated, fields, objects.records(out.stdout)[0])
+
+
+class CreateWindowArgs(Args):
+    session_id: SessionId
+    window_name: WindowName | None = None
+    start_directory: StartDirectory | None = None
+    attach: bool = Field(default=False, description="make it the session's current window")
+    direction: Literal["before", "after"] | None = Field(
+        default=None,
+        description="before or after the session's current window (default: next free index)",
+    )
+
+
+class WindowCreated(Window, Result):
+    pane_id: str
+
+
+@tool(title="Create window", literalization=WINDOW_LITERAL, **CREATE)  # type: ignore[arg-type]
+async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreated:
+    """Create a window in a session running the configured shell; not made current unless attach.
+
+    No command or environment is accepted; the name is kept literally.
+    """
+    directory = await checked_directory(args.start_directory)
+    fields = {**objects.WINDOW_FIELDS, "pane_id": "pane_id"}
+    command = ["new-window", "-P", "-F", objects.fmt(fields), "-t", f"{args.session_id}:"]
+    if not args.attach:
+        command.append("-d")
+    if args.direction:
+        command.append("-a" if args.direction == "after" else "-b")
+    command += named("-n", args.window_name) + named("-c", directory)
+    out = await ctx.tmux.run(command)
+    return objects.parse(WindowCreated, fields, objects.records(out.stdout)[0])
+
+
+TOOLS = [create_session, create_window]

@@ -1,0 +1,152 @@
+"""send_keys and send_keys_batch: key names and literal text, each send checked (DESIGN §8)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from muxport import Args, PaneId, Result, ToolContext, tool
+from muxport.errors import Refused, ToolError
+from muxport.inputs import check_input
+from pydantic import BaseModel, Field, WithJsonSchema, field_validator
+
+# tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
+MAX_KEY_BYTES = 12_000
+INPUT = dict(reach="pane-input", effects=["observe", "change"], outputs=["tmux-metadata"])
+
+Key = Annotated[str, Field(min_length=1, max_length=4096)]
+KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 4096}
+KEYS_DOC = "tmux key names (Enter, C-c, Up, F5, -X) or strings; one bare string is accepted"
+# Validation turns one bare string into a list; the published schema says both are fine.
+KeyList = Annotated[
+    list[Key],
+    WithJsonSchema({
+        "anyOf": [
+            {"type": "array", "items": KEY_SCHEMA, "minItems": 1, "maxItems": 128},
+            KEY_SCHEMA,
+        ],
+        "description": KEYS_DOC,
+    }),
+]
+
+
+class KeysArgs(Args):
+    pane_id: PaneId
+    keys: KeyList = Field(min_length=1, max_length=128, description=KEYS_DOC)
+    literal: bool = Field(default=False, description="type every item as text (send-keys -l)")
+    enter: bool = Field(default=False, description="press Enter after the keys")
+
+    @field_validator("keys", mode="before")
+    @classmethod
+    def bare_string(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("keys")
+    @classmethod
+    def fits(cls, value: list[str]) -> list[str]:
+        if sum(len(k.encode()) for k in value) > MAX_KEY_BYTES:
+            raise ValueError(
+                f"keys total more than {MAX_KEY_BYTES} bytes; send long text with paste_text"
+            )
+        return value
+
+
+class KeysSent(Result):
+    pane_id: str
+    sent: int = Field(description="items handed to tmux, the Enter of `enter` included")
+    resolved_pane_ids: list[str] = Field(
+        description="every pane that receives the keys (synchronize-panes)"
+    )
+
+
+def send_commands(args: KeysArgs) -> list[tuple[str, ...]]:
+    """The send-keys commands of one send; option-shaped keys stay keys after ``--``."""
+    target = ("send-keys", "-t", args.pane_id)
+    commands: list[tuple[str, ...]]
+    if args.literal:
+        commands = [(*target, "-l", "--", key) for key in args.keys]
+    else:
+        commands = [(*target, "--", *args.keys)]
+    if args.enter:
+        commands.append((*target, "Enter"))
+    return commands
+
+
+async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+    cohort = await check_input(ctx, args.pane_id)
+    await ctx.tmux.run(*send_commands(args))
+    return KeysSent(
+        pane_id=args.pane_id,
+        sent=len(args.keys) + int(args.enter),
+        resolved_pane_ids=cohort.pane_ids,
+    )
+
+
+@tool(title="Send keys", secrets=False, untrusted=False, **INPUT)  # type: ignore[arg-type]
+async def send_keys(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+    """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
+
+    Refused, with nothing typed, when any receiving pane is the caller, dead, input-disabled,
+    in copy mode or attended; with synchronize-panes on, every receiving pane is listed.
+    """
+    return await send(ctx, args)
+
+
+class BatchArgs(Args):
+    operations: list[KeysArgs] = Field(min_length=1, max_length=64)
+    on_error: Literal["stop", "continue"] = Field(
+        default="stop", description="after a failed row: stop, or continue with the next row"
+    )
+
+
+class RowResult(BaseModel):
+    index: int
+    pane_id: str
+    success: bool
+    resolved_pane_ids: list[str]
+    error: str | None = None
+    error_code: str | None = None
+
+
+class BatchResult(Result):
+    count: int = Field(description="rows attempted")
+    completed: int = Field(description="rows sent successfully")
+    stopped_at: int | None = Field(description="index of the failed row that stopped the batch")
+    results: list[RowResult]
+
+
+@tool(title="Send keys to several panes", secrets=False, untrusted=True, **INPUT)  # type: ignore[arg-type]
+async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
+    """Send several send_keys rows in order, each freshly input-checked; stop or go on at errors."""
+    if not ctx.is_selected("send_keys"):
+        raise Refused(
+            "send_keys_batch sends each row as send_keys, which this server's tool selection "
+            "excludes; ask for send_keys to be enabled (LIBTMUX_TOOLS / LIBTMUX_EXCLUDE_TOOLS)"
+        )
+    results: list[RowResult] = []
+    stopped_at = None
+    for index, row in enumerate(args.operations):
+        try:
+            sent = await send(ctx, row)
+        except ToolError as failure:
+            results.append(RowResult(
+                index=index, pane_id=row.pane_id, success=False,
+                resolved_pane_ids=list(failure.data.get("cohort", [])),
+                error=failure.message, error_code=failure.code,
+            ))
+            if args.on_error == "stop":
+                stopped_at = index
+                break
+            continue
+        results.append(RowResult(
+            index=index, pane_id=row.pane_id, success=True,
+            resolved_pane_ids=sent.resolved_pane_ids,
+        ))
+    done = sum(r.success for r in results)
+    note = None
+    if stopped_at is not None:
+        note = f"row {stopped_at} failed and stopped the batch; rows after it were not sent"
+    return BatchResult(count=len(results), completed=done, stopped_at=stopped_at, results=results,
+                       note=note)
+
+
+TOOLS = [send_keys, send_keys_batch]

@@ -1,0 +1,81 @@
+"""split_window and respawn_pane: start a pane's configured process, no command payload."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from muxport import Args, Pane, PaneId, Result, ToolContext, literal, objects, tool
+from muxport.errors import Refused
+from pydantic import Field
+
+from muxport_execute.naming import StartDirectory, checked_directory
+
+SPLIT = {"below": ("-v",), "above": ("-v", "-b"), "right": ("-h",), "left": ("-h", "-b")}
+
+
+class SplitArgs(Args):
+    pane_id: PaneId
+    direction: Literal["below", "above", "left", "right"] = Field(
+        default="below", description="where the new pane goes relative to pane_id"
+    )
+    percent: int = Field(default=50, ge=1, le=99, description="share of the space for the new pane")
+    start_directory: StartDirectory | None = None
+
+
+class PaneCreated(Pane, Result):
+    pass
+
+
+@tool(title="Split window", reach="configured-process", effects=["observe", "change"],
+      outputs=["tmux-metadata"], secrets=False, untrusted=True,
+      literalization={"start_directory": "double-hash-once"})
+async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
+    """Split a pane to make a new pane running tmux's configured shell; focus stays where it was.
+
+    No command or environment is accepted. The new pane is not made active, so it is not
+    where an attached person's keystrokes land.
+    """
+    directory = await checked_directory(args.start_directory)
+    command = ["split-window", "-d", "-P", "-F", objects.fmt(objects.PANE_FIELDS),
+               "-t", args.pane_id, *SPLIT[args.direction], "-l", f"{args.percent}%"]
+    if directory is not None:
+        command += ["-c", literal(directory)]
+    out = await ctx.tmux.run(command)
+    pane = objects.parse_pane(objects.records(out.stdout)[0], ctx.caller)
+    return PaneCreated(**pane.model_dump())
+
+
+class RespawnArgs(Args):
+    pane_id: PaneId
+    start_directory: StartDirectory | None = None
+
+
+class Respawned(Result):
+    pane_id: str
+    restarted: bool
+
+
+@tool(title="Respawn pane", reach="configured-process", effects=["observe", "change", "delete"],
+      outputs=["tmux-metadata"], secrets=False, untrusted=False,
+      literalization={"start_directory": "double-hash-once"})
+async def respawn_pane(ctx: ToolContext, args: RespawnArgs) -> Respawned:
+    """Restart a pane's process (killing the running one), e.g. to revive a dead pane.
+
+    The pane starts the command it was created with (tmux's configured shell for panes
+    muxport made); no command is accepted. The pane muxport runs in is refused.
+    """
+    if not ctx.caller.proven or ctx.caller.marks(args.pane_id):
+        raise Refused(
+            f"pane {args.pane_id} is (or may be) the pane muxport runs in; respawning it would "
+            "kill muxport itself; target another pane (list_panes marks the caller)",
+            data={"reason": "caller", "pane_id": args.pane_id},
+        )
+    directory = await checked_directory(args.start_directory)
+    command = ["respawn-pane", "-k", "-t", args.pane_id]
+    if directory is not None:
+        command += ["-c", literal(directory)]
+    await ctx.tmux.run(command)
+    return Respawned(pane_id=args.pane_id, restarted=True)
+
+
+TOOLS = [split_window, respawn_pane]

@@ -1,0 +1,79 @@
+"""paste_text: text through a private tmux buffer that never outlives the call."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import anyio
+from muxport import Args, PaneId, Result, ToolContext, tool
+from muxport.inputs import check_input
+from pydantic import Field, field_validator
+
+MAX_TEXT_BYTES = 1_048_576
+# One tmux command line must stay under 16 KiB; larger text is appended in pieces.
+CHUNK_BYTES = 12_000
+
+
+class PasteArgs(Args):
+    pane_id: PaneId
+    text: str = Field(min_length=1, max_length=MAX_TEXT_BYTES,
+                      description="pasted exactly; each newline arrives as Enter (at most 1 MiB)")
+    enter: bool = Field(default=False, description="press Enter after the text (one more newline)")
+
+    @field_validator("text")
+    @classmethod
+    def fits(cls, value: str) -> str:
+        if len(value.encode()) > MAX_TEXT_BYTES:
+            raise ValueError(f"text is over {MAX_TEXT_BYTES} bytes in UTF-8; paste it in parts")
+        return value
+
+
+class Pasted(Result):
+    pane_id: str
+    characters: int = Field(description="characters of text pasted (the enter newline not counted)")
+    lines: int
+
+
+def chunks(text: str, limit: int = CHUNK_BYTES) -> Iterator[str]:
+    """``text`` in pieces of at most ``limit`` UTF-8 bytes, never splitting a character."""
+    start, size = 0, 0
+    for index, char in enumerate(text):
+        width = len(char.encode())
+        if size + width > limit:
+            yield text[start:index]
+            start, size = index, 0
+        size += width
+    if start < len(text):
+        yield text[start:]
+
+
+@tool(title="Paste text", reach="pane-input", effects=["observe", "change"],
+      outputs=["tmux-metadata"], secrets=False, untrusted=False)
+async def paste_text(ctx: ToolContext, args: PasteArgs) -> Pasted:
+    """Paste text into one pane through a private tmux buffer, deleted afterwards; the target only.
+
+    synchronize-panes does not fan a paste out. Refused, with nothing pasted, when the pane is
+    the caller, dead, input-disabled, in copy mode or attended.
+    """
+    await check_input(ctx, args.pane_id, paste=True)
+    name = f"muxport-paste-{uuid.uuid4().hex}"
+    pieces = list(chunks(args.text + ("\n" if args.enter else "")))
+    pasted = False
+    try:
+        for index, piece in enumerate(pieces):
+            command = ("set-buffer", "-b", name, *(("-a",) if index else ()), "--", piece)
+            if index < len(pieces) - 1:
+                await ctx.tmux.run(command)
+            else:  # the last piece and the paste in one invocation: no gap between them
+                await ctx.tmux.run(command, ("paste-buffer", "-d", "-b", name, "-t", args.pane_id))
+        pasted = True
+    finally:
+        if not pasted:  # failed or cancelled (client gone): the buffer must not outlive the call
+            with anyio.CancelScope(shield=True):
+                await ctx.tmux.run(("delete-buffer", "-b", name), check=False)
+    lines = len(args.text.splitlines())
+    return Pasted(pane_id=args.pane_id, characters=len(args.text), lines=lines)
+
+
+TOOLS = [paste_text]

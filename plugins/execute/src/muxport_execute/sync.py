@@ -1,0 +1,46 @@
+"""set_synchronize_panes: the window option that copies keys to every pane of a window."""
+
+from __future__ import annotations
+
+from muxport import Args, Result, ToolContext, WindowId, tool
+from pydantic import Field
+
+
+class SyncArgs(Args):
+    window_id: WindowId
+    enabled: bool = Field(description="true: keys sent to one pane go to every synchronized pane")
+
+
+class SyncSet(Result):
+    window_id: str
+    enabled: bool
+    synchronized_pane_ids: list[str] = Field(
+        description="panes whose effective synchronize-panes is on now (pane-level values win)"
+    )
+
+
+@tool(title="Set synchronize-panes", reach="none", effects=["change"], outputs=["tmux-metadata"],
+      secrets=False, untrusted=False, amplifies_future_input=True)
+async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
+    """Turn a window's synchronize-panes on or off, so later keys reach all its panes or one.
+
+    It sets the window value; a pane's own value overrides it (the answer lists the panes
+    that are synchronized now). Input tools then check and report every receiving pane.
+    """
+    value = "on" if args.enabled else "off"
+    out = await ctx.tmux.run(
+        ("set-option", "-w", "-t", args.window_id, "synchronize-panes", value),
+        ("list-panes", "-t", args.window_id, "-F", "#{pane_id} #{synchronize-panes}"),
+    )
+    states = [line.split(" ") for line in out.lines if " " in line]
+    synced = [pane for pane, on in states if on == "1"]
+    overridden = [pane for pane, on in states if (on == "1") != args.enabled]
+    note = None
+    if overridden:
+        panes = ", ".join(overridden)
+        note = f"pane-level synchronize-panes overrides the window value for {panes}"
+    return SyncSet(window_id=args.window_id, enabled=args.enabled, synchronized_pane_ids=synced,
+                   note=note)
+
+
+TOOLS = [set_synchronize_panes]

@@ -1,0 +1,88 @@
+"""create_session, create_window, split_window, respawn_pane: over stdio, names kept literally."""
+
+from __future__ import annotations
+
+from muxport.testing import tool_schema_errors
+
+# tmux would format-expand these: #{pane_id} into an id, #(...) into a command's output.
+TRICKY = "-x #{pane_id} ; \"dq\" 'sq' #(echo ran) ##;"
+
+
+async def call(client, tools, name, args):
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
+    return result.structured_content
+
+
+async def test_create_tools_over_stdio_keep_names_literally(stdio_client, tmux_server, tmp_path):
+    odd_dir = tmp_path / "dir #{pane_id} ;"
+    odd_dir.mkdir()
+    async with stdio_client(toolsets=["execute"]) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        session = await call(client, tools, "create_session", {
+            "session_name": TRICKY, "window_name": TRICKY, "start_directory": str(odd_dir),
+            "width": 100, "height": 30,
+        })
+        window = await call(client, tools, "create_window", {
+            "session_id": session["id"], "window_name": "w2 " + TRICKY, "direction": "after",
+        })
+        pane = await call(client, tools, "split_window", {
+            "pane_id": session["pane_id"], "direction": "right", "percent": 30,
+            "start_directory": str(odd_dir),
+        })
+        respawned = await call(client, tools, "respawn_pane", {
+            "pane_id": pane["id"], "start_directory": str(tmp_path),
+        })
+        duplicate = await client.call_tool("create_session", {"session_name": TRICKY})
+        missing_dir = await client.call_tool("create_window", {
+            "session_id": session["id"], "start_directory": str(tmp_path / "nope"),
+        })
+    assert session["name"] == TRICKY
+    assert tmux_server.lines("list-sessions", "-F", "#{session_name}") == [TRICKY]
+    names = tmux_server.lines("list-windows", "-t", session["id"], "-F", "#{window_name}")
+    assert names == [TRICKY, "w2 " + TRICKY]
+    assert window["name"] == "w2 " + TRICKY and window["active"] is False
+    assert window["pane_id"].startswith("%")
+    size = tmux_server.cmd("display", "-p", "-t", session["window_id"],
+                           "#{window_width}x#{window_height}")
+    assert size.strip() == "100x30"
+    path = tmux_server.cmd("display", "-p", "-t", session["pane_id"], "#{pane_start_path}")
+    assert path.strip() == str(odd_dir)
+    assert pane["window_id"] == session["window_id"] and pane["active"] is False
+    assert pane["width"] < 40
+    assert respawned == {"pane_id": pane["id"], "restarted": True}
+    assert duplicate.is_error and "already exists" in duplicate.content[0].text
+    assert missing_dir.is_error and "not an existing directory" in missing_dir.content[0].text
+    assert missing_dir.meta["error_code"] == "invalid_argument"
+
+
+async def test_create_refuses_what_tmux_would_change(mcp_client, shell_pane):
+    shell_pane("dash")
+    async with mcp_client(toolsets=["execute"]) as (client, _app):
+        dotted = await client.call_tool("create_session", {"session_name": "a.b"})
+        relative = await client.call_tool("split_window",
+                                          {"pane_id": "%0", "start_directory": "tmp"})
+        lone = await client.call_tool("create_session", {"width": 80})
+    assert dotted.is_error and "'.'" in dotted.content[0].text
+    assert relative.is_error and "absolute" in relative.content[0].text
+    assert lone.is_error and "together" in lone.content[0].text
+
+
+async def test_respawn_revives_a_dead_pane_and_refuses_the_caller(mcp_client, tmux_server,
+                                                                  shell_pane):
+    pane = shell_pane("dash")
+    env = {"TMUX": f"{tmux_server.socket_path},1,0", "TMUX_PANE": pane.pane_id}
+    async with mcp_client(toolsets=["execute"], caller_env=env) as (client, _app):
+        refused = await client.call_tool("respawn_pane", {"pane_id": pane.pane_id})
+    assert refused.is_error and refused.meta["error_code"] == "refused"
+    assert "muxport runs in" in refused.content[0].text
+    tmux_server.cmd("set", "-p", "-t", pane.pane_id, "remain-on-exit", "on")
+    tmux_server.cmd("set-hook", "-p", "-t", pane.pane_id, "pane-died", "wait-for -S died-c")
+    pane.type("exit")
+    tmux_server.wait_for("died-c")
+    assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_dead}").strip() == "1"
+    async with mcp_client(toolsets=["execute"]) as (client, _app):
+        result = await client.call_tool("respawn_pane", {"pane_id": pane.pane_id})
+    assert not result.is_error, result.content[0].text
+    assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_dead}").strip() == "0"
