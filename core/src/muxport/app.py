@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from muxport import plugins
 from muxport.caller import Caller, detect
@@ -14,8 +15,10 @@ from muxport.capabilities import report
 from muxport.connection import Connection, Settings, connect
 from muxport.context import Services
 from muxport.selection import SelectionRequest, check_names
-from muxport.server import MuxportServer
-from muxport.surface import Surface, build
+from muxport.surface import Surface, build, check_manifest
+
+if TYPE_CHECKING:  # the MCP SDK is imported only when serving: refusals and `tools` stay quick
+    from muxport.server import MuxportServer
 
 
 @dataclass
@@ -29,9 +32,10 @@ class App:
 def preflight(
     request: SelectionRequest, extra: Mapping[str, ModuleType | object] | None = None
 ) -> plugins.Toolsets:
-    """Load the toolsets and check every selected name; never touches tmux."""
+    """Load the toolsets, check every selected name and the manifest; never touches tmux."""
     toolsets = plugins.load(dict(extra or {}))
     check_names(request, toolsets.names(), toolsets.broken)
+    check_manifest(toolsets, request)
     return toolsets
 
 
@@ -42,6 +46,8 @@ async def start(
     extra: Mapping[str, ModuleType | object] | None = None,
 ) -> App:
     """Everything up to serving: preflight, connect, caller, surface, server."""
+    from muxport.server import MuxportServer
+
     toolsets = preflight(request, extra)
     connection = await connect(settings)
     caller = await detect(connection.tmux, os.environ if env is None else env)

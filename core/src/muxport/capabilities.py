@@ -1,4 +1,7 @@
-"""Capability rows (``_meta["muxport/capability"]``) and the ``tmux://capabilities`` report (DESIGN §6)."""
+"""Capability rows (``_meta["muxport/capability"]``) and the ``tmux://capabilities`` report.
+
+DESIGN §6.
+"""
 
 from __future__ import annotations
 

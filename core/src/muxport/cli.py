@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 import anyio
 
+from muxport import __version__ as VERSION
 from muxport import app
 from muxport.caller import detect
 from muxport.connection import connect, settings_from
 from muxport.errors import StartupError
 from muxport.selection import parse_request
-from muxport.server import VERSION
 from muxport.surface import build
 
 
@@ -55,8 +55,10 @@ def print_tools(args: argparse.Namespace) -> None:
     print(f"{'tool':<24} {'toolset':<10} {'reach':<20} effects")
     for name in sorted(surface.rows):
         r = surface.rows[name]
-        print(f"{name:<24} {r['toolset']:<10} {r['process_reach']:<20} {','.join(r['tmux_effects'])}")
-    print(f"{len(surface.rows)} tools; toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
+        effects = ",".join(r["tmux_effects"])
+        print(f"{name:<24} {r['toolset']:<10} {r['process_reach']:<20} {effects}")
+    chosen = ", ".join(surface.selection["toolsets"]) or "none"
+    print(f"{len(surface.rows)} tools; toolsets: {chosen}")
 
 
 async def doctor(args: argparse.Namespace) -> None:
@@ -65,10 +67,13 @@ async def doctor(args: argparse.Namespace) -> None:
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
     conn = await connect(settings, start=False)
     caller = await detect(conn.tmux, os.environ)
-    surface = build(toolsets, request, conn.state != "existing", settings.tmux_config is not None)
+    # Only the dedicated daemon can be created by muxport: a chosen socket gets the
+    # "existing" default even when its server is absent (as ``serve`` would).
+    would_create = conn.selector == "dedicated" and conn.state != "existing"
+    surface = build(toolsets, request, would_create, settings.tmux_config is not None)
     print(f"tmux: {conn.tmux.binary} ({conn.version})")
     print(f"socket: {conn.socket_path} ({conn.selector}, from {conn.source}; server {conn.state})")
-    print(f"caller: {caller.relation} {caller.pane_id or ''} ({caller.how})")
+    print(f"caller: {' '.join(filter(None, (caller.relation, caller.pane_id)))} ({caller.how})")
     print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
     print(f"tools ({len(surface.specs)}): {', '.join(sorted(surface.specs))}")
     if toolsets.broken:

@@ -139,7 +139,8 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     if settings.socket_path or settings.socket_name:
         path = settings.socket_path or socket_for_name(str(settings.socket_name))
         selector = "socket_path" if settings.socket_path else "socket_name"
-        tmux = Tmux(binary, os.path.abspath(path))
+        # A path join against the cwd, no filesystem access: nothing blocks here.
+        tmux = Tmux(binary, os.path.abspath(path))  # noqa: ASYNC240
         probe = await tmux.run(("display-message", "-p", "ok"), check=False)
         running = probe.returncode == 0 or "no current" in probe.stderr
         return Connection(selector, settings.selector_source, tmux.socket_path,
@@ -153,8 +154,12 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         state: Literal["created", "existing", "absent"] = (
             "existing" if probe.returncode == 0 else "absent"
         )
-        return Connection("dedicated", "default", tmux.socket_path, state, provenance, version, tmux)
+        return Connection(
+            "dedicated", "default", tmux.socket_path, state, provenance, version, tmux
+        )
     nonce = secrets.token_hex(16)
+    # tmux -S does not create the tmux-UID directory the way -L does; make it as tmux would.
+    os.makedirs(os.path.dirname(tmux.socket_path), mode=0o700, exist_ok=True)
     # start-server is a no-op on a running server; -o keeps the first owner's marker.
     await anyio.run_process(
         [binary, "-S", tmux.socket_path, "-f", config, "start-server", ";",
@@ -162,6 +167,12 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         check=False, stdin=subprocess.DEVNULL,
     )
     owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
+    if owner.returncode != 0:
+        raise StartupError(
+            f"could not start the dedicated daemon at {tmux.socket_path}: "
+            f"{owner.stderr.strip() or 'tmux exited with ' + str(owner.returncode)}; "
+            "check TMUX_TMPDIR or choose a server with --socket"
+        )
     created = owner.stdout.strip() == nonce
     return Connection("dedicated", "default", tmux.socket_path,
                       "created" if created else "existing", provenance, version, tmux)

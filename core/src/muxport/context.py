@@ -9,7 +9,7 @@ Cancellation needs no helper: a cancelled request raises at the tool's next
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -84,7 +84,7 @@ class ToolContext:
         value: T = self.services.state[key]
         return value
 
-    def spawn(self, func: Callable[[], Awaitable[None]]) -> None:
+    def spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
         if self.services.task_group is None:
             raise RuntimeError("no background task group: the server is not running")
@@ -104,7 +104,7 @@ class ToolContext:
     async def heartbeat(
         self, message: Callable[[float], str], every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send progress every ``every`` seconds while the body waits (DESIGN §7: at least every 5 s)."""
+        """Send progress every ``every`` seconds while the body waits (DESIGN §7: at least 5 s)."""
         start = time.monotonic()
 
         async def beat() -> None:

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 Reach = Literal["none", "configured-process", "pane-input", "pane-command", "host-command"]
 Effect = Literal["observe", "change", "delete"]
-OutputClass = Literal["tmux-metadata", "terminal-content", "process-environment", "configured-command"]
+OutputClass = Literal[
+    "tmux-metadata", "terminal-content", "process-environment", "configured-command"
+]
 Literalization = Literal["double-hash-once", "validated-variable-name"]
 
 EFFECT_ORDER: tuple[Effect, ...] = ("observe", "change", "delete")

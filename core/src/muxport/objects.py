@@ -86,7 +86,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def fmt(fields: dict[str, str]) -> str:
     """The ``-F`` format reading ``fields`` (record key -> tmux variable)."""
-    return SEP.join("#{%s}" % var for var in fields.values()) + END
+    return SEP.join("#{" + var + "}" for var in fields.values()) + END
 
 
 def records(stdout: str) -> list[str]:

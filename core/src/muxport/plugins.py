@@ -42,7 +42,8 @@ def discover() -> dict[str, tuple[str, object]]:
         dist = ep.dist.name if ep.dist is not None else "?"
         if ep.name in found and found[ep.name][0] != dist:
             raise StartupError(
-                f"toolset {ep.name} is provided by two distributions: {found[ep.name][0]} and {dist}"
+                f"toolset {ep.name} is provided by two distributions: "
+                f"{found[ep.name][0]} and {dist}"
             )
         found[ep.name] = (dist, ep)
     return found

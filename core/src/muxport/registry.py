@@ -57,7 +57,10 @@ def _violations(spec: ToolSpec) -> Iterable[str]:
     if spec.toolset == "execute":
         reach_none = spec.name in ("set_synchronize_panes", "wait_for_run")
         if (spec.process_reach == "none") != reach_none:
-            yield "execute tools have a reach other than none, except set_synchronize_panes and wait_for_run"
+            yield (
+                "execute tools have a reach other than none, "
+                "except set_synchronize_panes and wait_for_run"
+            )
     if spec.toolset == "teardown" and "delete" not in spec.tmux_effects:
         yield "teardown tools include the delete effect"
     if spec.name in spec.nested_authority:

@@ -1,4 +1,4 @@
-"""Which tools a client may call: LIBTMUX_TOOLSETS / LIBTMUX_TOOLS / LIBTMUX_EXCLUDE_TOOLS (DESIGN §3).
+"""Which tools a client may call: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS (§3).
 
 Parsed before tmux is touched; evaluated once against the loaded manifest and frozen.
 """
@@ -30,7 +30,9 @@ def _tokens(raw: str, what: str) -> tuple[str, ...]:
         return ()
     tokens = tuple(token.strip() for token in raw.split(","))
     if any(token == "" for token in tokens):
-        raise StartupError(f"{what} has an empty name in {raw!r}; separate names with single commas")
+        raise StartupError(
+            f"{what} has an empty name in {raw!r}; separate names with single commas"
+        )
     return tokens
 
 
@@ -74,9 +76,8 @@ def check_names(
             raise StartupError(f"toolset {name} failed to load: {broken[name]}")
         if name not in installed:
             remedy = f"; install it with: pip install muxport-{name}" if name in FIRST_PARTY else ""
-            raise StartupError(
-                f"toolset {name} is not installed{remedy} (installed: {', '.join(known_sets) or 'none'})"
-            )
+            listed = ", ".join(known_sets) or "none"
+            raise StartupError(f"toolset {name} is not installed{remedy} (installed: {listed})")
     all_tools = sorted(t for tools in installed.values() for t in tools)
     for name in (*request.tools, *request.exclude):
         if name not in all_tools:

@@ -38,11 +38,23 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return data
 
 
+# where a missing id comes from, so that the error names the recovery
+ID_SOURCES = {"pane_id": "list_panes", "window_id": "list_windows", "session_id": "list_sessions"}
+
+
 def validation_message(tool: str, error: ValidationError) -> str:
     parts = []
     for item in error.errors()[:5]:
         where = ".".join(str(p) for p in item["loc"]) or "arguments"
-        parts.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
+        message = item["msg"].removeprefix("Value error, ")
+        last = str(item["loc"][-1]) if item["loc"] else ""
+        if item["type"] == "missing" and last in ID_SOURCES:
+            message = f"required: pass an exact id from {ID_SOURCES[last]}"
+        elif item["type"] == "missing":
+            message = "required: pass it"
+        elif item["type"] == "extra_forbidden":
+            message = "unknown argument: remove it"
+        parts.append(f"{where}: {message}")
     return f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's inputSchema)"
 
 
@@ -106,7 +118,8 @@ class MuxportServer:
         spec = self.surface.specs.get(name)
         if spec is None:
             listed = ", ".join(sorted(self.surface.specs)) or "none"
-            why = "is not selected on this server" if name in self.surface.known else "does not exist"
+            known = name in self.surface.known
+            why = "is not selected on this server" if known else "does not exist"
             return error_result(Refused(
                 f"tool {name} {why}; nothing was run. Available tools: {listed}",
                 code="tool_not_available",
@@ -115,6 +128,13 @@ class MuxportServer:
             args = self.surface.args[name].model_validate(arguments)
         except ValidationError as exc:
             return error_result(InvalidArgument(validation_message(name, exc)))
+        except (TypeError, ValueError, AssertionError) as exc:
+            # pydantic lets some constraint errors escape as plain exceptions (max_length on a
+            # None): still the caller's bad argument, never a protocol error.
+            log.warning("argument check of %s raised %r", name, exc)
+            return error_result(InvalidArgument(
+                f"invalid arguments for {name}: {exc} (see the tool's inputSchema)"
+            ))
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         try:
             result = await spec.func(tool_ctx, args)
@@ -148,7 +168,9 @@ class MuxportServer:
         if str(params.uri) != RESOURCE_URI:
             from mcp.shared.exceptions import MCPError
 
-            raise MCPError(code=-32602, message=f"unknown resource {params.uri}; read {RESOURCE_URI}")
+            raise MCPError(
+                code=-32602, message=f"unknown resource {params.uri}; read {RESOURCE_URI}"
+            )
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=RESOURCE_URI, mime_type="application/json", text=self.report_text,
         )])
@@ -159,7 +181,8 @@ class MuxportServer:
             self.services.task_group = group
             try:
                 async with stdio_server() as (read, write):
-                    await self.lowlevel.run(read, write, self.lowlevel.create_initialization_options())
+                    options = self.lowlevel.create_initialization_options()
+                    await self.lowlevel.run(read, write, options)
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                     await self.close()

@@ -35,16 +35,28 @@ def _union(rows: list[dict[str, Any]], key: str, order: tuple[str, ...] | None =
     return sorted(values, key=order.index) if order else sorted(values)
 
 
+def check_manifest(toolsets: Toolsets, request: SelectionRequest) -> None:
+    """Validate every plugin the request could select, before tmux is touched.
+
+    The default is taken as the larger one (a daemon this process created), so the
+    check does not wait for the connection. Every registration is checked, not a
+    by-name dict, so that two plugins registering one name are caught.
+    """
+    _, chosen = resolve(request, toolsets.names(), True, False)
+    registered = [spec for specs in toolsets.tools.values() for spec in specs]
+    involved = {spec.plugin for spec in registered if spec.name in chosen}
+    validate_manifest([spec for spec in registered if spec.plugin in involved])
+
+
 def build(
     toolsets: Toolsets, request: SelectionRequest, created_daemon: bool, custom_config: bool
 ) -> Surface:
     """Validate names and the manifest of what is selected, then freeze the surface."""
     installed = toolsets.names()
     check_names(request, installed, toolsets.broken)
+    check_manifest(toolsets, request)
     chosen_sets, chosen = resolve(request, installed, created_daemon, custom_config)
     known = toolsets.specs()
-    involved = {known[name].plugin for name in chosen}
-    validate_manifest([spec for spec in known.values() if spec.plugin in involved])
     specs = {name: known[name] for name in chosen}
     nested: dict[str, tuple[str, ...]] = {}
     args: dict[str, type[BaseModel]] = {}

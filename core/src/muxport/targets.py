@@ -11,9 +11,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-KINDS = {"%": ("pane", "list_panes"), "@": ("window", "list_windows"), "$": ("session", "list_sessions")}
+KINDS = {
+    "%": ("pane", "list_panes"),
+    "@": ("window", "list_windows"),
+    "$": ("session", "list_sessions"),
+}
 
 
+# Field comes before the validator so that the pattern also appears in the inputSchema
+# (pydantic drops it from the JSON schema when it follows a BeforeValidator).
 def _exact_id(prefix: str) -> Callable[[Any], Any]:
     kind, tool = KINDS[prefix]
 
@@ -33,18 +39,18 @@ def _exact_id(prefix: str) -> Callable[[Any], Any]:
 
 PaneId = Annotated[
     str,
-    BeforeValidator(_exact_id("%")),
     Field(pattern=r"^%[0-9]{1,9}$", description="exact pane id, e.g. %3 (from list_panes)"),
+    BeforeValidator(_exact_id("%")),
 ]
 WindowId = Annotated[
     str,
-    BeforeValidator(_exact_id("@")),
     Field(pattern=r"^@[0-9]{1,9}$", description="exact window id, e.g. @2 (from list_windows)"),
+    BeforeValidator(_exact_id("@")),
 ]
 SessionId = Annotated[
     str,
-    BeforeValidator(_exact_id("$")),
     Field(pattern=r"^\$[0-9]{1,9}$", description="exact session id, e.g. $1 (from list_sessions)"),
+    BeforeValidator(_exact_id("$")),
 ]
 MaxLines = Annotated[
     int | None,

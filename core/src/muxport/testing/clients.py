@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import anyio
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client as _stdio_transport
 
@@ -87,7 +87,7 @@ async def stdio_client(
     params = StdioServerParameters(command=launcher(), args=list(args), env=full_env)
     with tempfile.TemporaryFile("w+") as errlog:
         try:
-            async with Client(_stdio_transport(params, errlog=errlog), mode=mode) as client:  # type: ignore[arg-type]
+            async with Client(_stdio_transport(params, errlog=errlog), mode=mode) as client:
                 yield client
         except BaseException:
             errlog.seek(0)

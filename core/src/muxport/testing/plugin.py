@@ -2,7 +2,7 @@
 
 - ``tmux_server``: a real tmux server on a private socket, killed afterwards.
 - ``shell_pane``: a factory, ``shell_pane("zsh", width=40)``, for a ready shell pane.
-- ``mcp_client``: a factory for an in-process client: ``async with mcp_client(toolsets=[...]) as c``.
+- ``mcp_client``: an in-process client factory: ``async with mcp_client(toolsets=[...]) as c``.
 - ``stdio_client``: a factory for the installed launcher over real stdio on ``tmux_server``.
 - ``fake_tmux``: a fake transport for unit tests of pure logic.
 
@@ -24,11 +24,17 @@ from muxport.testing.fake import FakeTmux
 from muxport.testing.server import ShellPane, TmuxServer
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        func = getattr(item, "function", None)
-        if func is not None and inspect.iscoroutinefunction(func):
-            item.add_marker(pytest.mark.anyio)
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    # Mark coroutine tests at collection, before parametrization: asking for
+    # ``anyio_backend`` here keeps ``@pytest.mark.parametrize`` ids and values intact
+    # (marking them later, in collection_modifyitems, makes anyio rebuild the items
+    # without their parameters).
+    is_test = isinstance(collector, pytest.Module | pytest.Class) and collector.istestfunction(
+        obj, name
+    )
+    if is_test and inspect.iscoroutinefunction(obj):
+        pytest.mark.usefixtures("anyio_backend")(pytest.mark.anyio(obj))
 
 
 @pytest.fixture

@@ -45,7 +45,15 @@ class TmuxServer:
         self.cmd("wait-for", channel, timeout=timeout)
 
     def clients(self) -> list[str]:
-        return self.lines("list-clients", "-F", "#{client_name} #{client_flags}")
+        done = subprocess.run(
+            [self.binary, "-S", self.socket_path, "list-clients", "-F",
+             "#{client_name} #{client_flags}"],
+            capture_output=True, text=True, timeout=20, check=False,
+        )
+        # tmux 3.3a answers "no current target" on a server without sessions: no clients.
+        if done.returncode != 0 and "no current target" not in done.stderr:
+            raise RuntimeError(f"tmux list-clients failed: {done.stderr.strip()}")
+        return done.stdout.splitlines()
 
     def buffers(self) -> list[str]:
         return self.lines("list-buffers", "-F", "#{buffer_name}")
@@ -103,7 +111,8 @@ class ShellPane:
     def run(self, command: str, timeout: float = READY_TIMEOUT) -> None:
         """Type ``command`` and wait until it has finished (it signals a private channel)."""
         channel = f"muxport-done-{os.getpid()}-{next(_counter)}"
-        self.type(f"{command}; {self.server.binary} -S {self.server.socket_path} wait-for -S {channel}")
+        signal = f"{self.server.binary} -S {self.server.socket_path} wait-for -S {channel}"
+        self.type(f"{command}; {signal}")
         self.server.wait_for(channel, timeout)
 
     def screen(self, history: bool = False) -> list[str]:

@@ -1,0 +1,269 @@
+"""Pane activity events from tmux control mode, so that waits wake on new output (DESIGN §10).
+
+tmux sends ``%output %<pane> ...`` to a control client only for panes of that client's
+current session (tmux-facts §4), so the registry keeps ONE read-only, size-ignoring
+control client per session that has waiters, shared by all of them and stopped when the
+last one leaves. A waiter is woken on its pane's output and whenever the feed sees
+something that may mean the pane went away (window closed, layout changed, client
+exited); it re-checks tmux itself on waking, and every ``recheck_interval()`` seconds
+in case an event was missed. All of it is async: no threads, no polling of tmux for
+the fast path.
+
+    async with watcher(ctx, pane_id, session_id) as activity:
+        while ...:
+            await activity.wait(timeout)   # True: the pane (or its feed) stirred
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+from anyio.abc import Process
+
+from muxport.context import ToolContext
+from muxport.transport import Tmux
+
+log = logging.getLogger(__name__)
+
+STATE_KEY = "muxport.watch.registry"
+READY_TIMEOUT = 2.0
+STOP_GRACE = 1.0
+RECHECK_BASE = 1.0
+# Waiters per base interval before the safety re-checks are spread out further:
+# 200 waiters re-capturing every second would be 200 tmux processes a second.
+RECHECKS_PER_SECOND = 25
+# Notifications after which any waiter of the feed should look again.
+STIR = (
+    b"%window-close",
+    b"%unlinked-window-close",
+    b"%layout-change",
+    b"%exit",
+    b"%window-pane-changed",
+    b"%sessions-changed",
+)
+
+
+class Activity:
+    """One waiter's doorbell for one pane; ``wait`` returns when it rang or on timeout."""
+
+    def __init__(self, registry: Registry, pane_id: str) -> None:
+        self.registry = registry
+        self.pane_id = pane_id
+        self.session_id = ""
+        self.feed: Feed | None = None
+        self._event = anyio.Event()
+
+    def ring(self) -> None:
+        self._event.set()
+
+    @property
+    def live(self) -> bool:
+        """Whether a control client is delivering this pane's events right now."""
+        feed = self.feed
+        return feed is not None and feed.alive and feed.ready.is_set()
+
+    async def wait(self, seconds: float) -> bool:
+        """Wait until the pane produced output (or may be gone), at most ``seconds``."""
+        rang = False
+        with anyio.move_on_after(max(0.0, seconds)):
+            await self._event.wait()
+            rang = True
+        if self._event.is_set():
+            self._event = anyio.Event()
+            rang = True
+        return rang
+
+    async def rebind(self, ctx: ToolContext, session_id: str) -> None:
+        """Follow the pane to ``session_id`` (moved window, or the old feed died)."""
+        if session_id == self.session_id and self.feed is not None and self.feed.alive:
+            return
+        await self.registry.leave(ctx.tmux, self)
+        await self.registry.join(ctx, self, session_id)
+
+
+@dataclass
+class Feed:
+    """One control client attached to one session, and the waiters it serves."""
+
+    session_id: str
+    process: Process | None = None
+    watchers: dict[str, set[Activity]] = field(default_factory=dict)
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    alive: bool = True
+
+    def count(self) -> int:
+        return sum(len(group) for group in self.watchers.values())
+
+    def ring_all(self) -> None:
+        for group in self.watchers.values():
+            for activity in group:
+                activity.ring()
+
+    def dispatch(self, line: bytes) -> None:
+        """Act on one line of control-mode output."""
+        if line.startswith(b"%output %"):
+            pane = line[8:].split(b" ", 1)[0].decode("ascii", "replace")
+            for activity in self.watchers.get(pane, ()):
+                activity.ring()
+        elif line.startswith(b"%session-changed "):
+            changed_to = line.split(b" ")[1].decode("ascii", "replace")
+            if not self.ready.is_set() and changed_to == self.session_id:
+                self.ready.set()
+            elif changed_to != self.session_id:
+                # detach-on-destroy off moved us elsewhere: this feed no longer serves its session.
+                self.alive = False
+                self.ring_all()
+        elif line.startswith(STIR):
+            self.ring_all()
+
+    async def read(self) -> None:
+        """Read the client's output until it ends; then wake everyone so they re-check."""
+        assert self.process is not None and self.process.stdout is not None
+        pending = b""
+        try:
+            while True:
+                chunk = await self.process.stdout.receive()
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                for line in lines:
+                    self.dispatch(line)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            self.alive = False
+            self.ready.set()
+            self.ring_all()
+
+
+class Registry:
+    """The feeds of one served tmux server, keyed by session id."""
+
+    def __init__(self) -> None:
+        self.feeds: dict[str, Feed] = {}
+        self.lock = anyio.Lock()
+        self.hooked = False
+
+    def watcher_count(self) -> int:
+        return sum(feed.count() for feed in self.feeds.values())
+
+    def recheck_interval(self) -> float:
+        """Seconds between safety re-checks of one waiter, spread out as waiters multiply."""
+        return RECHECK_BASE * max(1.0, self.watcher_count() / RECHECKS_PER_SECOND)
+
+    async def join(self, ctx: ToolContext, activity: Activity, session_id: str) -> None:
+        """Register ``activity`` on the session's feed, starting the feed if needed."""
+        activity.session_id = session_id
+        # Shielded: a cancellation between starting a client and recording its first
+        # waiter would leave a client nobody stops.
+        with anyio.CancelScope(shield=True):
+            async with self.lock:
+                feed = self.feeds.get(session_id)
+                if feed is None or not feed.alive:
+                    feed = Feed(session_id)
+                    self.feeds[session_id] = feed
+                    await self._start(ctx, feed)
+                feed.watchers.setdefault(activity.pane_id, set()).add(activity)
+                activity.feed = feed
+        # Output printed before the client is attached would not be announced: the
+        # caller takes its baseline after this returns.
+        joined = activity.feed
+        if joined is not None:
+            with anyio.move_on_after(READY_TIMEOUT):
+                await joined.ready.wait()
+
+    async def _start(self, ctx: ToolContext, feed: Feed) -> None:
+        try:
+            feed.process = await ctx.tmux.start_client(
+                "-C",
+                "attach-session",
+                "-E",
+                "-t",
+                feed.session_id,
+                "-f",
+                "read-only,ignore-size",
+            )
+            ctx.spawn(feed.read)
+        except (OSError, RuntimeError) as exc:
+            # No feed: waiters fall back to their safety re-checks.
+            log.warning("no control-mode feed for %s: %s", feed.session_id, exc)
+            if feed.process is not None:
+                await ctx.tmux.stop_client(feed.process)
+            feed.alive = False
+            feed.ready.set()
+
+    async def leave(self, tmux: Tmux, activity: Activity) -> None:
+        """Unregister ``activity``; the last waiter of a session stops its control client."""
+        stop: Feed | None = None
+        with anyio.CancelScope(shield=True):
+            async with self.lock:
+                feed, activity.feed = activity.feed, None
+                if feed is None:
+                    return
+                group = feed.watchers.get(activity.pane_id, set())
+                group.discard(activity)
+                if not group:
+                    feed.watchers.pop(activity.pane_id, None)
+                if not feed.watchers:
+                    if self.feeds.get(feed.session_id) is feed:
+                        del self.feeds[feed.session_id]
+                    stop = feed
+            if stop is not None:
+                await stop_feed(tmux, stop)
+
+    async def close(self, tmux: Tmux) -> None:
+        """Stop every control client (server shutdown)."""
+        feeds, self.feeds = list(self.feeds.values()), {}
+        for feed in feeds:
+            await stop_feed(tmux, feed)
+
+
+async def stop_feed(tmux: Tmux, feed: Feed) -> None:
+    """End a control client: closing its stdin makes tmux detach it before it exits, so
+    ``list-clients`` no longer shows it once this returns."""
+    process = feed.process
+    feed.alive = False
+    if process is None:
+        return
+    with anyio.CancelScope(shield=True):
+        if process.stdin is not None:
+            try:
+                await process.stdin.aclose()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                pass
+        with anyio.move_on_after(STOP_GRACE):
+            await process.wait()
+        await tmux.stop_client(process)
+
+
+def registry(ctx: ToolContext) -> Registry:
+    """The feed registry of this server (made once; its clients stop at shutdown)."""
+    reg = ctx.state(STATE_KEY, Registry)
+    if not reg.hooked:
+        reg.hooked = True
+        tmux = ctx.tmux
+
+        async def close() -> None:
+            await reg.close(tmux)
+
+        ctx.on_shutdown(close)
+    return reg
+
+
+@asynccontextmanager
+async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncIterator[Activity]:
+    """Watch ``pane_id`` (in ``session_id``) for output until the block ends.
+
+    Take the baseline capture INSIDE the block: the feed is attached by then, so any
+    output after the baseline rings ``activity``.
+    """
+    reg = registry(ctx)
+    activity = Activity(reg, pane_id)
+    try:
+        await reg.join(ctx, activity, session_id)
+        yield activity
+    finally:
+        await reg.leave(ctx.tmux, activity)

@@ -1,0 +1,165 @@
+"""EOF on stdin ends the launcher cleanly (DESIGN §4): exit 0 within 1 s, tmux clients it
+started reaped, private files removed, the served server left running. Spoken to as raw
+JSON lines, the way any MCP client writes them."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from muxport.testing.clients import launcher
+
+HOLD_PLUGIN = '''
+import os
+import tempfile
+
+import anyio
+from pydantic import Field
+
+from muxport import Args, Result, ToolContext, hookimpl, tool
+
+
+class HoldArgs(Args):
+    ready: str = Field(max_length=100)
+    pid_file: str = Field(max_length=500)
+
+
+class Held(Result):
+    pass
+
+
+@tool(title="Hold", reach="none", effects=["observe"], outputs=["tmux-metadata"],
+      secrets=False, untrusted=False)
+async def hold_client(ctx: ToolContext, args: HoldArgs) -> Held:
+    """Hold a tmux wait-for client and a private file until the server shuts down."""
+    fd, path = tempfile.mkstemp(prefix="hold-")
+    os.close(fd)
+
+    async def remove() -> None:
+        os.unlink(path)
+
+    ctx.on_shutdown(remove)
+    process = await ctx.tmux.start_client("wait-for", "hold-" + os.urandom(8).hex())
+    await anyio.Path(args.pid_file).write_text(str(process.pid))
+    await ctx.tmux.run(("wait-for", "-S", args.ready))
+    await process.wait()
+    return Held()
+
+
+@hookimpl
+def register_tools(registry):
+    registry.add(hold_client)
+'''
+
+
+def clean_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
+    return {**env, **extra}
+
+
+class RawSession:
+    """The launcher as a subprocess, written to and read from as newline-delimited JSON-RPC."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [launcher()], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.buffer = b""
+        self.selector = selectors.DefaultSelector()
+        assert self.process.stdout is not None
+        self.selector.register(self.process.stdout, selectors.EVENT_READ)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        self.process.stdin.flush()
+
+    def reply(self, request_id: int, timeout: float = 20) -> dict[str, Any]:
+        """Read lines until the response to ``request_id`` (bounded)."""
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                message = json.loads(line)
+                if message.get("id") == request_id:
+                    return message  # type: ignore[no-any-return]
+            left = deadline - time.monotonic()
+            assert left > 0, f"no reply to request {request_id}"
+            if self.selector.select(left):
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                assert chunk, f"launcher closed stdout: {self.process.stderr.read().decode()}"  # type: ignore[union-attr]
+                self.buffer += chunk
+
+    def handshake(self) -> None:
+        self.send({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"}}})
+        assert self.reply(1)["result"]["serverInfo"]["name"] == "muxport"
+        self.send({"method": "notifications/initialized"})
+
+    def close_stdin_and_time_exit(self) -> tuple[int, float]:
+        assert self.process.stdin is not None
+        start = time.monotonic()
+        self.process.stdin.close()
+        code = self.process.wait(timeout=10)
+        return code, time.monotonic() - start
+
+
+def test_eof_exits_zero_within_a_second(tmux_server, shell_pane, tmp_path):
+    pane = shell_pane("bash")
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    session = RawSession(clean_env({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                                    "TMPDIR": str(private_tmp)}))
+    session.handshake()
+    session.send({"id": 2, "method": "tools/list"})
+    names = {tool["name"] for tool in session.reply(2)["result"]["tools"]}
+    assert "list_panes" in names
+    session.send({"id": 3, "method": "tools/call",
+                  "params": {"name": "list_panes", "arguments": {}}})
+    panes = session.reply(3)["result"]["structuredContent"]["panes"]
+    assert [p["id"] for p in panes] == [pane.pane_id]
+    code, elapsed = session.close_stdin_and_time_exit()
+    assert code == 0
+    assert elapsed < 1.0, f"exit took {elapsed:.2f} s after EOF"
+    assert tmux_server.clients() == []
+    assert list(private_tmp.iterdir()) == []
+    # one startup line on stderr tells a person how to watch the served server
+    (line,) = session.process.stderr.read().decode().splitlines()  # type: ignore[union-attr]
+    assert line.endswith(f"watch it with: {tmux_server.binary} -S {tmux_server.socket_path} "
+                         "attach -r")
+    # the served server is left running
+    assert tmux_server.lines("list-panes", "-a", "-F", "#{pane_id}") == [pane.pane_id]
+
+
+def test_eof_during_a_call_reaps_its_tmux_client_and_private_file(
+    tmux_server, tmp_path, fake_distribution
+):
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    site = fake_distribution("hold", HOLD_PLUGIN)
+    pid_file = tmp_path / "client.pid"
+    session = RawSession(clean_env({
+        "LIBTMUX_SOCKET_PATH": tmux_server.socket_path, "LIBTMUX_TOOLSETS": "hold",
+        "TMPDIR": str(private_tmp), "PYTHONPATH": str(site),
+    }))
+    session.handshake()
+    session.send({"id": 2, "method": "tools/call", "params": {
+        "name": "hold_client", "arguments": {"ready": "held", "pid_file": str(pid_file)}}})
+    tmux_server.wait_for("held")  # the tool has started its client and written its file
+    client_pid = int(pid_file.read_text())
+    assert Path(f"/proc/{client_pid}").exists()
+    assert len(list(private_tmp.iterdir())) == 1
+    code, elapsed = session.close_stdin_and_time_exit()
+    assert code == 0
+    assert elapsed < 1.0, f"exit took {elapsed:.2f} s after EOF"
+    assert not Path(f"/proc/{client_pid}").exists(), "the wait-for client outlived the server"
+    assert list(private_tmp.iterdir()) == []
+    assert tmux_server.clients() == []

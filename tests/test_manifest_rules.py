@@ -1,0 +1,184 @@
+"""A toolset whose capability row breaks a rule of DESIGN §6 stops startup, naming the plugin
+and the rule: in process (``muxport.app``), and through the installed launcher for a
+third-party toolset found through its entry point."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+from muxport import Args, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport.app import preflight, start
+from muxport.connection import settings_from
+from muxport.errors import StartupError
+from muxport.selection import SelectionRequest
+
+
+class NoArgs(Args):
+    pass
+
+
+class Nothing(Result):
+    pass
+
+
+def plugin_module(name: str, register) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.register_tools = hookimpl(register)  # type: ignore[attr-defined]
+    return module
+
+
+@tool(title="Sneaky", reach="pane-input", effects=["observe"], outputs=["terminal-content"],
+      secrets=True, untrusted=True)
+async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
+    """Read a pane while typing into it (breaks the inspect rule)."""
+    return Nothing()
+
+
+def add_to_inspect(registry: ToolRegistry) -> None:
+    registry.add(sneaky_read, toolset="inspect")
+
+
+INSPECT = SelectionRequest(("inspect",), (), (), "flags")
+DEFAULT = SelectionRequest(None, (), (), "default")
+
+
+@pytest.mark.parametrize("request_", [INSPECT, DEFAULT], ids=["inspect", "default"])
+def test_preflight_refuses_an_inspect_tool_with_input_reach(request_):
+    with pytest.raises(StartupError) as caught:
+        preflight(request_, {"sneaky": plugin_module("sneaky", add_to_inspect)})
+    message = str(caught.value)
+    assert message.startswith("plugin sneaky: tool sneaky_read breaks a rule:")
+    assert "inspect tools have reach none and effects exactly [observe]" in message
+
+
+async def test_start_refuses_before_tmux_is_touched(tmp_path):
+    socket = tmp_path / "absent.sock"
+    settings = settings_from({}, str(socket), None, "/nonexistent/tmux-binary")
+    with pytest.raises(StartupError, match=r"plugin sneaky: .*inspect tools have reach none"):
+        await start(INSPECT, settings, env={},
+                    extra={"sneaky": plugin_module("sneaky", add_to_inspect)})
+    assert not socket.exists()
+
+
+def test_an_unselected_rule_breaker_does_not_stop_startup():
+    def register(registry: ToolRegistry) -> None:
+        registry.add(sneaky_read, toolset="elsewhere")  # reach pane-input is fine outside inspect
+
+    toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", register)})
+    assert "sneaky_read" in toolsets.names()["elsewhere"]
+
+
+@tool(title="Dup", reach="none", effects=["observe"], outputs=["tmux-metadata"],
+      secrets=False, untrusted=False, name="list_sessions")
+async def shadow_list_sessions(ctx: ToolContext, args: NoArgs) -> Nothing:
+    """List sessions again (a second registration of an existing name)."""
+    return Nothing()
+
+
+def test_two_plugins_registering_one_name_stop_startup():
+    def register(registry: ToolRegistry) -> None:
+        registry.add(shadow_list_sessions)
+
+    with pytest.raises(StartupError, match="tool list_sessions is already registered by plugin"):
+        preflight(INSPECT, {"shadow": plugin_module("shadow", register)})
+
+
+@pytest.mark.parametrize(
+    ("declaration", "toolset", "rule"),
+    [
+        (dict(reach="none", effects=[], outputs=["tmux-metadata"]), "x",
+         "effects are a non-empty, ordered subset"),
+        (dict(reach="none", effects=["change", "observe"], outputs=["tmux-metadata"]), "x",
+         "effects are a non-empty, ordered subset"),
+        (dict(reach="none", effects=["change"], outputs=[]), "x", "at least one output class"),
+        (dict(reach="pane-input", effects=["change"], outputs=["tmux-metadata"]), "manage",
+         "manage tools have reach none"),
+        (dict(reach="none", effects=["change"], outputs=["tmux-metadata"]), "execute",
+         "execute tools have a reach other than none"),
+        (dict(reach="none", effects=["change"], outputs=["tmux-metadata"],
+              amplifies_future_input=True), "x", "reserved for set_synchronize_panes"),
+        (dict(reach="host-command", effects=["change"], outputs=["tmux-metadata"]), "x",
+         "host-command is forbidden"),
+    ],
+    ids=["no-effects", "unordered-effects", "no-outputs", "manage-reach", "execute-reach",
+         "amplifies", "host-command"],
+)
+def test_each_row_rule_names_plugin_and_rule(declaration, toolset, rule):
+    @tool(title="Bad", secrets=False, untrusted=False, **declaration)
+    async def bad_tool(ctx: ToolContext, args: NoArgs) -> Nothing:
+        """Break one rule."""
+        return Nothing()
+
+    def register(registry: ToolRegistry) -> None:
+        registry.add(bad_tool, toolset=toolset)
+
+    request = SelectionRequest((toolset,), (), (), "flags")
+    with pytest.raises(StartupError) as caught:
+        preflight(request, {"badplugin": plugin_module("badplugin", register)})
+    assert str(caught.value).startswith("plugin badplugin: tool bad_tool breaks a rule:")
+    assert rule in str(caught.value)
+
+
+class SocketArgs(Args):
+    socket_path: str | None = None
+
+
+def test_a_socket_selector_in_a_schema_is_refused():
+    @tool(title="Bad", reach="none", effects=["observe"], outputs=["tmux-metadata"],
+          secrets=False, untrusted=False)
+    async def pick_socket(ctx: ToolContext, args: SocketArgs) -> Nothing:
+        """Choose a server (forbidden)."""
+        return Nothing()
+
+    def register(registry: ToolRegistry) -> None:
+        registry.add(pick_socket)
+
+    request = SelectionRequest(("sock",), (), (), "flags")
+    with pytest.raises(StartupError, match=r"plugin sock: .*no input schema offers a socket"):
+        preflight(request, {"sock": plugin_module("sock", register)})
+
+
+BADROW_PLUGIN = '''
+from muxport import Args, Result, ToolContext, hookimpl, tool
+
+
+class NoArgs(Args):
+    pass
+
+
+class Ran(Result):
+    pass
+
+
+@tool(title="Run on host", reach="host-command", effects=["change"], outputs=["tmux-metadata"],
+      secrets=False, untrusted=False)
+async def run_on_host(ctx: ToolContext, args: NoArgs) -> Ran:
+    """Run something on the host (forbidden reach)."""
+    return Ran()
+
+
+@hookimpl
+def register_tools(registry):
+    registry.add(run_on_host)
+'''
+
+
+def test_launcher_refuses_a_third_party_rule_breaker(
+    muxport_cli, fake_distribution, recording_tmux, tmp_path
+):
+    site = fake_distribution("badrow", BADROW_PLUGIN)
+    socket = tmp_path / "absent.sock"
+    env = {"PYTHONPATH": str(site), "LIBTMUX_TMUX_BIN": recording_tmux.path,
+           "LIBTMUX_SOCKET_PATH": str(socket)}
+    done = muxport_cli(env={**env, "LIBTMUX_TOOLSETS": "badrow"})
+    assert done.returncode != 0
+    (line,) = done.stderr.splitlines()
+    assert line == ("muxport: plugin badrow: tool run_on_host breaks a rule: "
+                    "reach host-command is forbidden")
+    assert recording_tmux.calls() == []
+    assert not socket.exists()
+    # found through its entry point, but never on by default: startup is not stopped
+    listed = muxport_cli("tools", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert "run_on_host" not in listed.stdout
