@@ -45,6 +45,9 @@ def test_toolset_example_registers_and_passes_the_rules() -> None:
     module.register_tools(registry)
     validate_manifest(registry.tools)
     assert [spec.name for spec in registry.tools] == ["show_clock"]
+    shipped = (ROOT / "examples/muxport-clock/src/muxport_clock/__init__.py").read_text()
+    signature = "async def show_clock(ctx: ToolContext, args: ShowClockArgs) -> ClockShown:"
+    assert signature in code and signature in shipped, "README and example drifted apart"
 
 
 def test_flags_and_scripts_named_exist() -> None:
