@@ -1,8 +1,12 @@
-"""The manage toolset (its tools arrive with their issue)."""
+"""The manage toolset: names, layout, sizes, channels and options; no executable input."""
 
 from muxport import ToolRegistry, hookimpl
+
+from muxport_manage import arranging, channels, naming, options, sizing
 
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    return None
+    for module in (naming, arranging, sizing, channels, options):
+        for func in module.TOOLS:
+            registry.add(func)

@@ -1,8 +1,11 @@
-"""The teardown toolset (its tools arrive with their issue)."""
+"""The teardown toolset: delete panes, windows, sessions and scrollback; no command payload."""
 
 from muxport import ToolRegistry, hookimpl
+
+from muxport_teardown import kills
 
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    return None
+    for func in kills.TOOLS:
+        registry.add(func)

@@ -1,0 +1,164 @@
+"""select_window, select_pane, select_layout, move_window, swap_pane: arranging what exists.
+
+Each change and its read-back go in ONE tmux invocation.
+"""
+
+from __future__ import annotations
+
+from muxport import Args, PaneId, Result, SessionId, ToolContext, WindowId, objects, tool
+from muxport.errors import InvalidArgument, TmuxFailed
+from pydantic import Field
+
+from muxport_manage import layouts
+from muxport_manage.common import NAMED, STRUCTURAL
+from muxport_manage.naming import PaneAnswer, WindowAnswer
+
+
+class SelectWindowArgs(Args):
+    window_id: WindowId
+
+
+class SelectPaneArgs(Args):
+    pane_id: PaneId
+
+
+class SelectLayoutArgs(Args):
+    window_id: WindowId
+    layout: str = Field(
+        min_length=1,
+        max_length=16_384,
+        description="a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, "
+        "tiled), a unique abbreviation (even-h, t), or the layout string from get_window_info",
+    )
+
+
+class LayoutAnswer(Result):
+    window_id: str
+    layout: str = Field(description="the layout applied: a full preset name or the layout string")
+
+
+class MoveWindowArgs(Args):
+    window_id: WindowId
+    session_id: SessionId = Field(description="destination session id, e.g. $1")
+    index: int | None = Field(
+        default=None, ge=0, le=100_000, description="destination index; omitted: the next free one"
+    )
+
+
+class MoveAnswer(Result):
+    window_id: str
+    session_id: str
+    index: int
+
+
+class SwapPaneArgs(Args):
+    pane_id: PaneId
+    other_pane_id: PaneId
+
+
+class SwapAnswer(Result):
+    pane_id: str
+    other_pane_id: str
+
+
+@tool(title="Select a window", **NAMED)
+async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> WindowAnswer:
+    """Make one window (by id) the current window of its session, what an attached client shows."""
+    out = await ctx.tmux.run(
+        ("select-window", "-t", args.window_id),
+        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
+    )
+    return objects.parse(WindowAnswer, objects.WINDOW_FIELDS, objects.records(out.stdout)[0])
+
+
+@tool(title="Select a pane", **NAMED)
+async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
+    """Make one pane (by id) the active pane of its window (select_window shows the window)."""
+    out = await ctx.tmux.run(
+        ("select-pane", "-t", args.pane_id),
+        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
+    )
+    return objects.parse(
+        PaneAnswer,
+        objects.PANE_FIELDS,
+        objects.records(out.stdout)[0],
+        caller=ctx.caller.marks(args.pane_id),
+    )
+
+
+@tool(title="Select a layout", **STRUCTURAL)
+async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswer:
+    """Arrange a window's panes by a preset layout or restore a layout string from get_window_info.
+
+    Presets: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; a
+    unique abbreviation (even-h, main-v, t) is resolved to the full name, an ambiguous
+    one (even, m) is refused with the candidates. A layout string is checked (syntax and
+    checksum) before tmux is contacted; tmux then checks that it fits the window's panes.
+    Nothing else is ever sent: tmux 3.3a crashes on some unknown layout names.
+    """
+    layout, note = layouts.resolve(args.layout)
+    out = await ctx.tmux.run(
+        ("select-layout", "-t", args.window_id, "--", layout),
+        ("display-message", "-p", "-t", args.window_id, "#{window_layout}"),
+    )
+    now = out.lines[-1] if out.lines else ""
+    applied = f"the window's layout string is now {now} (select_layout restores it)"
+    return LayoutAnswer(
+        window_id=args.window_id, layout=layout, note=f"{note}; {applied}" if note else applied
+    )
+
+
+@tool(title="Move a window", **STRUCTURAL)
+async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> MoveAnswer:
+    """Move one window (by id) into a session (by id), at index or the next free one.
+
+    The move does not change which window any client is looking at. Moving the only
+    window out of a session ends that session.
+    """
+    # list-panes and has-session fail on a missing target (display-message would not).
+    before = await ctx.tmux.run(
+        ("list-panes", "-t", args.window_id, "-F", "#{session_id} #{session_windows}"),
+        ("has-session", "-t", args.session_id),
+    )
+    source, source_windows = before.lines[0].split(" ")
+    destination = f"{args.session_id}:{'' if args.index is None else args.index}"
+    try:
+        out = await ctx.tmux.run(
+            ("move-window", "-d", "-s", args.window_id, "-t", destination),
+            ("display-message", "-p", "-t", args.window_id, "#{session_id} #{window_index}"),
+        )
+    except TmuxFailed as exc:
+        if "in use" in exc.message or "same index" in exc.message:
+            raise InvalidArgument(
+                f"index {args.index} of session {args.session_id} is taken; omit index for the "
+                "next free one, or call list_windows to see the indexes in use",
+                delivery="observed",
+            ) from exc
+        raise
+    session_id, index = out.lines[-1].split(" ")
+    note = None
+    if source != args.session_id and source_windows == "1":
+        note = f"session {source} ended: this was its only window"
+    return MoveAnswer(window_id=args.window_id, session_id=session_id, index=int(index), note=note)
+
+
+@tool(title="Swap two panes", **STRUCTURAL)
+async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> SwapAnswer:
+    """Swap the places of two panes (by id), also across windows; the active pane stays the same."""
+    if args.pane_id == args.other_pane_id:
+        raise InvalidArgument(
+            f"pane_id and other_pane_id are both {args.pane_id}; pass two different panes "
+            "(list_panes shows them)"
+        )
+    where = "#{pane_id} is in #{window_id} at index #{pane_index}"
+    out = await ctx.tmux.run(
+        ("swap-pane", "-d", "-s", args.pane_id, "-t", args.other_pane_id),
+        ("display-message", "-p", "-t", args.pane_id, where),
+        ("display-message", "-p", "-t", args.other_pane_id, where),
+    )
+    return SwapAnswer(
+        pane_id=args.pane_id, other_pane_id=args.other_pane_id, note="; ".join(out.lines) or None
+    )
+
+
+TOOLS = [select_window, select_pane, select_layout, move_window, swap_pane]

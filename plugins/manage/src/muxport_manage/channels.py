@@ -1,0 +1,146 @@
+"""wait_for_channel and signal_channel: tmux ``wait-for`` channels, bounded and leak-free.
+
+tmux facts this module is built around (tmux-facts §5, tmux 3.3a):
+
+- a ``wait-for -S`` with nobody waiting is remembered for the next waiter (and a
+  second one cancels it: it toggles);
+- a waiter whose client process is killed stays registered on the server and
+  swallows the next signal that finds no other waiter;
+- one ``-S`` wakes every waiter on the channel.
+
+So a wait never kills a registered waiter when it is the last muxport wait on the
+channel: at timeout or cancellation it wakes its own waiter with one ``-S`` (which
+also clears waiters killed earlier), and the server keeps nothing for that channel.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from typing import Annotated, Any, Literal
+
+from muxport import Args, Result, Timeout, ToolContext, effective_timeout, tool
+from pydantic import BeforeValidator, Field
+
+from muxport_manage.common import CHANNEL
+from muxport_manage.waiter import Waiter
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:@%+=,/-]{0,127}")
+IN_FLIGHT = "manage.channel_waits"
+
+
+def _channel(value: Any) -> Any:
+    if isinstance(value, str) and not _NAME.fullmatch(value):
+        raise ValueError(
+            f"channel {value!r} is not a channel name: use 1 to 128 letters, digits and "
+            "_ . : @ % + = , / - (not starting with '-'), e.g. build-done"
+        )
+    return value
+
+
+Channel = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=128,
+        pattern=_NAME.pattern,
+        description="tmux wait-for channel name (server-wide), e.g. build-done",
+    ),
+    BeforeValidator(_channel),
+]
+
+
+class WaitArgs(Args):
+    channel: Channel
+    timeout: Timeout = None
+    drain_first: bool = Field(
+        default=False,
+        description="ignore a signal sent before this call that tmux is still holding",
+    )
+
+
+class WaitAnswer(Result):
+    channel: str
+    outcome: Literal["signalled", "timed_out", "server_gone"]
+    seconds: float = Field(description="seconds waited")
+    effective_timeout: float = Field(description="the timeout actually used, after clamping")
+
+
+class SignalArgs(Args):
+    channel: Channel
+
+
+class SignalAnswer(Result):
+    channel: str
+
+
+@tool(title="Wait for a channel", **CHANNEL)
+async def wait_for_channel(ctx: ToolContext, args: WaitArgs) -> WaitAnswer:
+    """Block until `tmux wait-for -S <channel>` is run, or the timeout passes (default 30 s).
+
+    Use it for commands you compose yourself: end them with `; tmux wait-for -S <channel>`.
+    Outcomes: signalled, timed_out, server_gone. Progress notifications are sent while
+    waiting (the first one once the wait is registered with tmux). tmux remembers one
+    signal sent while nobody waits; by default that counts (outcome signalled, with a
+    note); with drain_first it is consumed and ignored and only a later signal counts.
+    On timeout or cancellation no tmux client is left behind and the channel is left
+    clean: muxport wakes its own waiter with one signal, which also wakes any other
+    non-muxport process waiting on the same channel at that moment.
+    """
+    budget = effective_timeout(args.timeout)
+    start = time.monotonic()
+    waits: Counter[str] = ctx.state(IN_FLIGHT, Counter)
+    waits[args.channel] += 1
+    try:
+        async with ctx.heartbeat(
+            lambda elapsed: f"waiting for channel {args.channel}: {elapsed:.0f} s of {budget:g} s"
+        ):
+            outcome, note = await _wait(ctx, args, start, start + budget, waits)
+    finally:
+        waits[args.channel] -= 1
+        if waits[args.channel] <= 0:
+            del waits[args.channel]
+    seconds = round(time.monotonic() - start, 3)
+    if outcome == "timed_out" and note is None:
+        note = (
+            f"no signal on {args.channel} within {budget:g} s; call wait_for_channel again "
+            "to keep waiting (a signal sent in between is kept for that call)"
+        )
+    return WaitAnswer(
+        channel=args.channel, outcome=outcome, seconds=seconds, effective_timeout=budget, note=note
+    )
+
+
+async def _wait(
+    ctx: ToolContext, args: WaitArgs, start: float, deadline: float, waits: Counter[str]
+) -> tuple[Literal["signalled", "timed_out", "server_gone"], str | None]:
+    drain = args.drain_first
+    while True:
+        waiter = Waiter(ctx, args.channel, lambda: waits[args.channel] > 1, start)
+        result = await waiter.run(deadline)
+        if result == "pending":
+            if drain:
+                drain = False  # that signal predates the call: consumed, wait for a new one
+                continue
+            return "signalled", "the signal was sent before this call; tmux had kept it"
+        if result == "gone":
+            return "server_gone", (
+                "the tmux server stopped while waiting; list_sessions "
+                "shows whether a server is running again"
+            )
+        return result, None
+
+
+@tool(title="Signal a channel", **CHANNEL)
+async def signal_channel(ctx: ToolContext, args: SignalArgs) -> SignalAnswer:
+    """Run `tmux wait-for -S <channel>`: wake everything waiting on that channel now.
+
+    With nobody waiting, tmux keeps the signal for the next waiter; a second signal
+    while nobody waits cancels the kept one (tmux toggles).
+    """
+    await ctx.tmux.run(("wait-for", "-S", "--", args.channel))
+    return SignalAnswer(channel=args.channel)
+
+
+TOOLS = [wait_for_channel, signal_channel]

@@ -1,0 +1,109 @@
+"""rename_session, rename_window, set_pane_title: names tmux keeps exactly as asked.
+
+Each rename and its read-back go in ONE tmux invocation, so the answer shows what
+tmux stored at that moment. ``--`` keeps a name like ``-x`` from being read as a flag.
+"""
+
+from __future__ import annotations
+
+from muxport import (
+    Args,
+    Pane,
+    PaneId,
+    Session,
+    SessionId,
+    ToolContext,
+    Window,
+    WindowId,
+    literal,
+    objects,
+    tool,
+)
+from muxport.errors import InvalidArgument, TmuxFailed
+
+from muxport_manage.common import NAMED, PaneTitle, SessionName, WindowName
+
+
+class RenameSessionArgs(Args):
+    session_id: SessionId
+    new_name: SessionName
+
+
+class RenameWindowArgs(Args):
+    window_id: WindowId
+    new_name: WindowName
+
+
+class SetPaneTitleArgs(Args):
+    pane_id: PaneId
+    title: PaneTitle
+
+
+class SessionAnswer(Session):
+    note: str | None = None
+
+
+class WindowAnswer(Window):
+    note: str | None = None
+
+
+class PaneAnswer(Pane):
+    note: str | None = None
+
+
+@tool(title="Rename a session", literalization={"new_name": "double-hash-once"}, **NAMED)
+async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAnswer:
+    """Rename one session (by id) to exactly new_name; '#' is stored literally, never expanded."""
+    try:
+        out = await ctx.tmux.run(
+            ("rename-session", "-t", args.session_id, "--", literal(args.new_name)),
+            ("display-message", "-p", "-t", args.session_id, objects.fmt(objects.SESSION_FIELDS)),
+        )
+    except TmuxFailed as exc:
+        if "duplicate session" in exc.message:
+            raise InvalidArgument(
+                f"a session named {args.new_name!r} already exists; pick another name "
+                "(list_sessions shows the names in use)"
+            ) from exc
+        raise
+    record = objects.records(out.stdout)[0]
+    return objects.parse(SessionAnswer, objects.SESSION_FIELDS, record)
+
+
+@tool(title="Rename a window", literalization={"new_name": "double-hash-once"}, **NAMED)
+async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswer:
+    """Rename one window (by id) to exactly new_name and keep it: automatic renaming is turned off.
+
+    '#' is stored literally (a name like '#{pane_id}' or '#(cmd)' is never expanded or run).
+    """
+    out = await ctx.tmux.run(
+        ("rename-window", "-t", args.window_id, "--", literal(args.new_name)),
+        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
+    )
+    record = objects.records(out.stdout)[0]
+    return objects.parse(WindowAnswer, objects.WINDOW_FIELDS, record)
+
+
+@tool(title="Set a pane title", literalization={"title": "double-hash-once"}, **NAMED)
+async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer:
+    """Set one pane's title (by id) to exactly title; '#' is stored literally, never expanded.
+
+    A program running in the pane may later change its own title with an escape sequence.
+    """
+    out = await ctx.tmux.run(
+        ("select-pane", "-t", args.pane_id, "-T", literal(args.title)),
+        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
+    )
+    record = objects.records(out.stdout)[0]
+    pane = objects.parse(
+        PaneAnswer, objects.PANE_FIELDS, record, caller=ctx.caller.marks(args.pane_id)
+    )
+    if pane.title != args.title:
+        pane.note = (
+            f"tmux shows the title {pane.title!r} instead; a program in the pane may "
+            "have set its own (call get_pane_info to check again)"
+        )
+    return pane
+
+
+TOOLS = [rename_session, rename_window, set_pane_title]

@@ -1,0 +1,134 @@
+"""One tmux ``wait-for`` client for one channel, and its clean release.
+
+The client runs, in ONE tmux invocation (so the server processes it in one pass)::
+
+    display -p armed ; set -g @mark 1 ; run-shell -b -d 0 -C 'set -gu @mark' ;
+    wait-for CH ; display -p 'woke#{@mark}'
+
+``armed`` arrives once the waiter is registered (or has already returned). The
+``run-shell -d 0`` timer fires only after that pass, so ``woke1`` means ``wait-for``
+returned within the pass (tmux had kept a signal sent before the call) and ``woke``
+means a signal arrived later. The timer removes the marker option in both cases.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Literal
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+from muxport import ToolContext
+
+Ending = Literal["pending", "signalled", "timed_out", "gone"]
+GRACE = 5.0  # seconds granted to start the client and register, even with timeout 0
+RELEASE = 2.0  # seconds granted to wake and reap our own waiter
+
+
+class Lines:
+    """Lines from a byte stream; ``None`` at end of stream."""
+
+    def __init__(self, stream: ByteReceiveStream | None) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    async def readline(self) -> str | None:
+        while b"\n" not in self.buffer:
+            if self.stream is None:
+                return None
+            try:
+                self.buffer += await self.stream.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return None
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
+class Waiter:
+    """Waits once on ``channel``; ``others()`` says whether other muxport waits share it."""
+
+    def __init__(
+        self, ctx: ToolContext, channel: str, others: Callable[[], bool], start: float
+    ) -> None:
+        self.ctx = ctx
+        self.channel = channel
+        self.others = others
+        self.start = start
+        self.registered = False  # our wait-for is (possibly) on the server's waiter list
+        self.seen_armed = False
+        self.lines = Lines(None)
+
+    async def run(self, deadline: float) -> Ending:
+        mark = f"@muxport-wait-{secrets.token_hex(8)}"
+        process = await self.ctx.tmux.start_client(
+            "display-message",
+            "-p",
+            "armed",
+            ";",
+            "set-option",
+            "-g",
+            mark,
+            "1",
+            ";",
+            "run-shell",
+            "-b",
+            "-d",
+            "0",
+            "-C",
+            f"set-option -gu {mark}",
+            ";",
+            "wait-for",
+            "--",
+            self.channel,
+            ";",
+            "display-message",
+            "-p",
+            f"woke#{{{mark}}}",
+        )
+        self.lines = lines = Lines(process.stdout)
+        try:
+            with anyio.move_on_after(max(deadline, time.monotonic() + GRACE) - time.monotonic()):
+                self.registered = self.seen_armed = await lines.readline() == "armed"
+            if not self.registered:
+                return "gone" if await self.server_gone() else "timed_out"
+            await self.ctx.report_progress(
+                time.monotonic() - self.start,
+                None,
+                f"waiting for channel {self.channel}: registered",
+            )
+            woke: str | None = ""
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+                woke = await lines.readline()
+                self.registered = False
+            if self.registered:
+                return "timed_out"
+            if woke == "woke1":
+                return "pending"
+            # tmux also wakes every waiter when the server exits: check it is still there.
+            return "gone" if woke is None or await self.server_gone() else "signalled"
+        finally:
+            await self.release(process)
+
+    async def server_gone(self) -> bool:
+        probe = await self.ctx.tmux.run(("display-message", "-p", "#{pid}"), check=False)
+        return probe.returncode != 0
+
+    async def release(self, process: Process) -> None:
+        """Leave no client process and no registered waiter behind (shielded)."""
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None and not self.seen_armed:
+                # Cancelled before tmux answered: let it answer, so that we know
+                # whether a waiter got registered.
+                with anyio.move_on_after(RELEASE):
+                    self.registered = self.seen_armed = await self.lines.readline() == "armed"
+            if process.returncode is None and self.registered and not self.others():
+                # Wake our own waiter rather than kill it: a killed waiter stays
+                # registered and would swallow the next signal.
+                with anyio.move_on_after(RELEASE):
+                    await self.ctx.tmux.run(("wait-for", "-S", "--", self.channel), check=False)
+                    await process.wait()
+            # With other muxport waits on the channel a killed waiter is harmless: the
+            # next signal wakes them and it together, and the last one out wakes it.
+            await self.ctx.tmux.stop_client(process)

@@ -1,0 +1,148 @@
+"""kill_pane, kill_window, kill_session, clear_pane_scrollback: deleting tmux state.
+
+The kill tools never take the caller pane (or what holds it) without confirm_self,
+and never the tmux server itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from muxport import Args, PaneId, Result, SessionId, ToolContext, WindowId, tool
+from pydantic import Field
+
+from muxport_teardown.guard import check_caller, check_server_survives, topology
+
+KILL: dict[str, Any] = dict(
+    reach="none",
+    effects=["observe", "delete"],
+    outputs=["tmux-metadata"],
+    secrets=False,
+    untrusted=False,
+)
+CLEAR: dict[str, Any] = dict(
+    reach="none", effects=["delete"], outputs=["tmux-metadata"], secrets=False, untrusted=False
+)
+ConfirmSelf = Field(
+    default=False,
+    description="true: also kill when the target is or holds the pane this MCP server runs "
+    "in, or when that cannot be proven",
+)
+
+
+class PaneArgs(Args):
+    pane_id: PaneId
+
+
+class KillPaneArgs(Args):
+    pane_id: PaneId
+    confirm_self: bool = ConfirmSelf
+
+
+class KillWindowArgs(Args):
+    window_id: WindowId
+    confirm_self: bool = ConfirmSelf
+
+
+class KillSessionArgs(Args):
+    session_id: SessionId
+    confirm_self: bool = ConfirmSelf
+
+
+class Cleared(Result):
+    pane_id: str
+    cleared: bool
+
+
+class PaneKilled(Result):
+    pane_id: str
+    killed: bool
+    window_ended: bool = Field(description="the pane was its window's last: the window is gone too")
+
+
+class WindowKilled(Result):
+    window_id: str
+    killed: bool
+    session_ended: bool = Field(
+        description="the window was its session's last: the session is gone too"
+    )
+
+
+class SessionKilled(Result):
+    session_id: str
+    killed: bool
+
+
+def _notes(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+@tool(title="Clear a pane's scrollback", **CLEAR)
+async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
+    """Delete one pane's scrollback history (by id); the visible screen stays as it is."""
+    out = await ctx.tmux.run(
+        ("clear-history", "-t", args.pane_id),
+        ("display-message", "-p", "-t", args.pane_id, "#{history_size}"),
+    )
+    left = int(out.lines[-1] or 0)
+    note = None if left == 0 else f"{left} lines arrived in the history right after clearing"
+    return Cleared(pane_id=args.pane_id, cleared=left == 0, note=note)
+
+
+@tool(title="Kill a pane", **KILL)
+async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
+    """Kill one pane (by id) and its process; its window ends with it if it was the last pane.
+
+    Refused for the pane this MCP server runs in unless confirm_self is true (also when
+    that cannot be proven), and when it would end the server's last session on a server
+    that exits when empty.
+    """
+    top = await topology(ctx)
+    held = top.of("pane", args.pane_id)
+    check_caller(ctx, held, f"pane {args.pane_id}", args.confirm_self)
+    window_ended = held[0].window_panes == 1
+    ending = {p.session for p in held if window_ended and p.session_windows == 1}
+    note = check_server_survives(top, ending)
+    await ctx.tmux.run(("kill-pane", "-t", args.pane_id))
+    ended = f"session(s) {', '.join(sorted(ending))} ended with it" if ending else None
+    return PaneKilled(
+        pane_id=args.pane_id, killed=True, window_ended=window_ended, note=_notes(ended, note)
+    )
+
+
+@tool(title="Kill a window", **KILL)
+async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
+    """Kill one window (by id) with all its panes; its session ends too if it was the last window.
+
+    Refused when the window holds the pane this MCP server runs in unless confirm_self
+    is true (also when that cannot be proven), and when it would end the server's last
+    session on a server that exits when empty.
+    """
+    top = await topology(ctx)
+    held = top.of("window", args.window_id)
+    check_caller(ctx, held, f"window {args.window_id}", args.confirm_self)
+    ending = {p.session for p in held if p.session_windows == 1}
+    note = check_server_survives(top, ending)
+    await ctx.tmux.run(("kill-window", "-t", args.window_id))
+    return WindowKilled(
+        window_id=args.window_id, killed=True, session_ended=bool(ending), note=note
+    )
+
+
+@tool(title="Kill a session", **KILL)
+async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> SessionKilled:
+    """Kill one session (by id) with its windows and panes (windows linked elsewhere survive).
+
+    Refused when the session holds the pane this MCP server runs in unless confirm_self
+    is true (also when that cannot be proven), and when it is the server's last session
+    on a server that exits when empty: muxport never ends the tmux server.
+    """
+    top = await topology(ctx)
+    held = top.of("session", args.session_id)
+    check_caller(ctx, held, f"session {args.session_id}", args.confirm_self)
+    note = check_server_survives(top, {args.session_id})
+    await ctx.tmux.run(("kill-session", "-t", args.session_id))
+    return SessionKilled(session_id=args.session_id, killed=True, note=note)
+
+
+TOOLS = [clear_pane_scrollback, kill_pane, kill_window, kill_session]
