@@ -1,0 +1,81 @@
+"""What the inspect modules share: capability row fields and small parsing helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from muxport import InvalidArgument, NotFound, ToolContext
+from muxport.transport import MISSING
+
+# Every inspect tool observes only; outputs differ per tool (DESIGN §6, reference table).
+OBSERVE: dict[str, Any] = dict(reach="none", effects=["observe"], secrets=True, untrusted=True)
+METADATA: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata"])
+SCREEN: dict[str, Any] = dict(OBSERVE, outputs=["terminal-content", "tmux-metadata"])
+CONFIGURED: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata", "configured-command"])
+
+
+def exact_target(value: str, prefix: str, kind: str, listing: str) -> str:
+    """Check a target against its id shape, naming the listing tool that gives real ids."""
+    text = value.strip()
+    if text.isdigit():
+        raise ValueError(
+            f"a bare number ({text}) is not a {kind} id: tmux would read it as an index; "
+            f"pass the id from {listing}, e.g. {prefix}{text}"
+        )
+    if not (text.startswith(prefix) and text[1:].isdigit() and len(text) <= 10):
+        raise ValueError(f"{text!r} is not a {kind} id like {prefix}3; call {listing} for the ids")
+    return text
+
+
+TARGETS = {
+    "session": ("$", "list_sessions"),
+    "window": ("@", "list_windows"),
+    "pane": ("%", "list_panes"),
+}
+
+
+def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
+    """The exact id a session/window/pane scope needs (None for the server scope)."""
+    if scope not in TARGETS:
+        return None
+    prefix, listing = TARGETS[scope]
+    if target is None:
+        raise InvalidArgument(
+            f"{tool} with scope {scope} needs target: a {scope} id like {prefix}1 from {listing} "
+            "(or use scope server for the global value)"
+        )
+    try:
+        return exact_target(target, prefix, scope, listing)
+    except ValueError as exc:
+        raise InvalidArgument(f"target for scope {scope}: {exc}") from None
+
+
+def scope_of_target(target: str) -> str | None:
+    """Which scope an id names ($ session, @ window, % pane)."""
+    for scope, (prefix, _) in TARGETS.items():
+        if target.startswith(prefix):
+            return scope
+    return None
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+async def missing(ctx: ToolContext, kind: str, target: str) -> NotFound:
+    """The not-found error for ``target``, with how many of its kind exist.
+
+    tmux 3.3a's ``display-message -t`` prints empty fields for a missing target and
+    ``show-options`` names the wrong kind, so tools check and report it themselves.
+    """
+    tool, query = MISSING[kind]
+    listed = await ctx.tmux.run(query, check=False)
+    count = len(listed.lines) if listed.returncode == 0 else 0
+    return NotFound(
+        f"no {kind} {target} on this server; call {tool} for the {count} that exist",
+        data={"kind": kind, "target": target},
+    )
+
+
+def target_missing(stderr: str) -> bool:
+    return "no such" in stderr or "can't find" in stderr

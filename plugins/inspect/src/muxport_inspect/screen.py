@@ -1,0 +1,144 @@
+"""Screen reads: capture_pane and snapshot_pane, bounded by the budgets of DESIGN §7.
+
+The pane's metadata and cursor are read in the same tmux invocation as the capture,
+so they describe the same moment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from muxport import (
+    Args,
+    MaxLines,
+    Pane,
+    PaneId,
+    Result,
+    ToolContext,
+    clamp_lines,
+    keep_newest,
+    objects,
+    tool,
+)
+from muxport.budgets import MAX_CHARS
+from muxport.objects import END, SEP
+from pydantic import BaseModel, Field
+
+from muxport_inspect.common import SCREEN
+
+HEADER = "#{cursor_x}" + SEP + "#{cursor_y}" + SEP + objects.fmt(objects.PANE_FIELDS)
+
+
+class Cursor(BaseModel):
+    x: int = Field(description="column of the pane's cursor, from 0")
+    y: int = Field(description="row of the pane's cursor on the visible screen, from 0")
+
+
+class CaptureArgs(Args):
+    pane_id: PaneId
+    history: bool = Field(
+        default=False, description="true: scrollback history plus screen; false: the visible screen"
+    )
+    max_lines: MaxLines = None
+
+
+@dataclass(frozen=True)
+class Screen:
+    pane: Pane
+    cursor: Cursor
+    lines: list[str]
+
+
+def screen_lines(text: str) -> list[str]:
+    """Logical lines of a ``capture-pane -J`` body, without trailing blanks or blank rows."""
+    body = text[:-1] if text.endswith("\n") else text
+    lines = [line.rstrip(" ") for line in body.split("\n")] if body else []
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
+    """The pane, its cursor and its (joined) screen lines from ONE tmux invocation."""
+    span = ["-S", "-"] if history else []
+    out = await ctx.tmux.run(
+        ("display-message", "-p", "-t", pane_id, HEADER),
+        ("capture-pane", "-p", "-J", "-t", pane_id, *span),
+    )
+    head, _, body = out.stdout.partition(END)
+    x, y, rest = head.split(SEP, 2)
+    pane = objects.parse_pane(rest, ctx.caller)
+    return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body.removeprefix("\n")))
+
+
+def budget_note(requested: int | None, used: int, dropped: int, clipped: bool) -> str | None:
+    parts = []
+    if requested is not None and requested != used:
+        parts.append(f"max_lines {requested} was clamped to {used}")
+    if dropped:
+        parts.append(
+            f"{dropped} older lines were left out (newest kept); raise max_lines (up to 5000) "
+            "or use capture_since to follow new output"
+        )
+    if clipped:
+        parts.append(f"the oldest kept line was cut to its last characters ({MAX_CHARS} budget)")
+    return "; ".join(parts) or None
+
+
+class CapturedPane(Result):
+    pane_id: str
+    content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
+    line_count: int
+    truncated: bool
+    lines_dropped: int = Field(description="older lines left out by the budgets")
+    cursor: Cursor
+    max_lines: int = Field(description="the line budget actually used")
+
+
+@tool(title="Capture pane", **SCREEN)
+async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
+    """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
+    screen = await read_screen(ctx, args.pane_id, args.history)
+    budget = clamp_lines(args.max_lines)
+    kept = keep_newest(screen.lines, budget)
+    clipped = kept.truncated and kept.lines_dropped == 0
+    return CapturedPane(
+        pane_id=screen.pane.id,
+        content=kept.lines,
+        line_count=len(kept.lines),
+        truncated=kept.truncated,
+        lines_dropped=kept.lines_dropped,
+        cursor=screen.cursor,
+        max_lines=budget,
+        note=budget_note(args.max_lines, budget, kept.lines_dropped, clipped),
+    )
+
+
+class Snapshot(Result):
+    pane: Pane
+    content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
+    cursor: Cursor
+    truncated: bool
+    lines_dropped: int = Field(description="older lines left out by the budgets")
+    max_lines: int = Field(description="the line budget actually used")
+
+
+@tool(title="Snapshot pane", **SCREEN)
+async def snapshot_pane(ctx: ToolContext, args: CaptureArgs) -> Snapshot:
+    """Return a pane's metadata and its screen read at the same moment (one tmux invocation)."""
+    screen = await read_screen(ctx, args.pane_id, args.history)
+    budget = clamp_lines(args.max_lines)
+    kept = keep_newest(screen.lines, budget)
+    clipped = kept.truncated and kept.lines_dropped == 0
+    return Snapshot(
+        pane=screen.pane,
+        content=kept.lines,
+        cursor=screen.cursor,
+        truncated=kept.truncated,
+        lines_dropped=kept.lines_dropped,
+        max_lines=budget,
+        note=budget_note(args.max_lines, budget, kept.lines_dropped, clipped),
+    )
+
+
+TOOLS = [capture_pane, snapshot_pane]

@@ -1,0 +1,212 @@
+"""search_panes: find text on the visible screens of many panes, within a work ceiling."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Callable
+
+from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
+from muxport.objects import SEP, records, scope
+from pydantic import BaseModel, Field, field_validator
+
+from muxport_inspect.common import SCREEN, utf8_len
+
+MAX_PATTERN_BYTES = 4096
+CEILING_PANES = 200
+CEILING_LINES = 20_000
+CEILING_BYTES = 1_000_000
+CEILING_SECONDS = 5.0
+MATCHES_CAP = 1000
+PER_PANE_CAP = 100
+LINE_CHARS = 1000  # a matched line is cut to this window around the match
+CHUNK = 25  # panes captured per tmux invocation
+
+
+class SearchArgs(Args):
+    pattern: str = Field(
+        min_length=1,
+        max_length=MAX_PATTERN_BYTES,
+        description="text (or a regex with regex: true), at most 4096 UTF-8 bytes",
+    )
+    regex: bool = Field(default=False, description="true: pattern is a Python regular expression")
+    max_matches: int = Field(
+        default=200,
+        ge=1,
+        le=1_000_000,
+        description=f"total matches returned, default 200, clamped to {MATCHES_CAP}",
+    )
+    max_matches_per_pane: int = Field(
+        default=5,
+        ge=1,
+        le=1_000_000,
+        description=f"matches per pane, default 5, clamped to {PER_PANE_CAP}",
+    )
+    session_id: SessionId | None = Field(
+        default=None, description="search only this session's panes"
+    )
+
+    @field_validator("pattern")
+    @classmethod
+    def pattern_bytes(cls, value: str) -> str:
+        if utf8_len(value) > MAX_PATTERN_BYTES:
+            raise ValueError(
+                f"pattern is {utf8_len(value)} bytes; shorten it to at most 4096 bytes"
+            )
+        return value
+
+
+class Match(BaseModel):
+    pane_id: str
+    session_id: str
+    window_id: str
+    line_number: int = Field(
+        description="1-based line of the pane's visible screen (wrapped rows joined)"
+    )
+    line: str = Field(
+        description=f"the matching line, cut to {LINE_CHARS} characters around the match"
+    )
+
+
+class SearchResult(Result):
+    count: int
+    panes_searched: int = Field(description="panes read to the end")
+    matches: list[Match]
+    work_limited: bool = Field(
+        description="the work ceiling stopped the search before every pane was read"
+    )
+    truncated: bool = Field(description="more matches exist than were returned")
+
+
+def matcher(args: SearchArgs) -> Callable[[str], int]:
+    """A function giving the match start in a line, or -1."""
+    if not args.regex:
+        return lambda line: line.find(args.pattern)
+    try:
+        compiled = re.compile(args.pattern)
+    except re.error as exc:
+        raise InvalidArgument(
+            f"pattern is not a valid regular expression ({exc}); fix it, or pass regex: false "
+            "to search for the text literally"
+        ) from None
+
+    def find(line: str) -> int:
+        found = compiled.search(line)
+        return found.start() if found else -1
+
+    return find
+
+
+def clip(line: str, start: int) -> str:
+    if len(line) <= LINE_CHARS:
+        return line
+    begin = max(0, min(start - LINE_CHARS // 2, len(line) - LINE_CHARS))
+    return line[begin : begin + LINE_CHARS]
+
+
+async def captures(ctx: ToolContext, panes: list[str]) -> dict[str, list[str]]:
+    """Visible screens of ``panes``, several per invocation, split on a random marker."""
+    marker = f"\x1emuxport-search-{secrets.token_hex(8)}"
+    commands: list[tuple[str, ...]] = []
+    for pane in panes:
+        commands.append(("display-message", "-p", "-t", pane, marker + " " + pane))
+        commands.append(("capture-pane", "-p", "-J", "-t", pane))
+    out = await ctx.tmux.run(*commands, check=False)
+    if out.returncode != 0 and len(panes) > 1:
+        # a pane vanished mid-search; read the rest one by one
+        screens: dict[str, list[str]] = {}
+        for pane in panes:
+            screens.update(await captures(ctx, [pane]))
+        return screens
+    screens = {}
+    for block in out.stdout.split(marker + " ")[1:]:
+        pane, _, body = block.partition("\n")
+        body = body[:-1] if body.endswith("\n") else body
+        screens[pane] = body.split("\n") if body else []
+    return screens
+
+
+@tool(title="Search panes", **SCREEN)
+async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
+    """Search the visible screens of all panes (or one session's) for text or a regex."""
+    find = matcher(args)
+    total_cap = min(args.max_matches, MATCHES_CAP)
+    pane_cap = min(args.max_matches_per_pane, PER_PANE_CAP)
+    listing = await ctx.tmux.run(
+        (
+            "list-panes",
+            *scope(args.session_id),
+            "-F",
+            "#{pane_id}" + SEP + "#{session_id}" + SEP + "#{window_id}\x1e",
+        ),
+    )
+    panes = [row.split(SEP) for row in records(listing.stdout)]
+    started = time.monotonic()
+    matches: list[Match] = []
+    searched = lines_read = bytes_read = 0
+    limited = len(panes) > CEILING_PANES
+    more = False
+    todo = panes[:CEILING_PANES]
+    for offset in range(0, len(todo), CHUNK):
+        chunk = todo[offset : offset + CHUNK]
+        screens = await captures(ctx, [p[0] for p in chunk])
+        for pane_id, session_id, window_id in chunk:
+            if limited or time.monotonic() - started > CEILING_SECONDS:
+                limited = True
+                break
+            lines = screens.get(pane_id)
+            if lines is None:
+                continue
+            found = 0
+            for number, line in enumerate(lines, 1):
+                lines_read += 1
+                bytes_read += utf8_len(line) + 1
+                if lines_read > CEILING_LINES or bytes_read > CEILING_BYTES:
+                    limited = True
+                    break
+                start = find(line)
+                if start < 0:
+                    continue
+                if found >= pane_cap or len(matches) >= total_cap:
+                    more = True
+                    continue
+                found += 1
+                matches.append(
+                    Match(
+                        pane_id=pane_id,
+                        session_id=session_id,
+                        window_id=window_id,
+                        line_number=number,
+                        line=clip(line, start),
+                    )
+                )
+            if not limited:
+                searched += 1
+        if limited:
+            break
+    notes = []
+    if limited:
+        notes.append(
+            f"the work ceiling ({CEILING_PANES} panes, {CEILING_LINES} lines, "
+            f"{CEILING_BYTES} bytes, {CEILING_SECONDS:.0f} s) stopped the search after "
+            f"{searched} of {len(panes)} panes; "
+            "pass session_id to search fewer panes"
+        )
+    if more:
+        notes.append(
+            "more matches exist; raise max_matches or max_matches_per_pane, or narrow the pattern"
+        )
+    if not panes:
+        notes.append("no panes to search; call list_sessions to see what exists")
+    return SearchResult(
+        count=len(matches),
+        panes_searched=searched,
+        matches=matches,
+        work_limited=limited,
+        truncated=more,
+        note="; ".join(notes) or None,
+    )
+
+
+TOOLS = [search_panes]
