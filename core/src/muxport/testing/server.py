@@ -71,13 +71,13 @@ class TmuxServer:
         ready = f"PS1='$ '\n{self.binary} -S {self.socket_path} wait-for -S {channel}\n"
         if shell == "zsh":
             (rc / ".zshrc").write_text("unsetopt PROMPT_SP\nPROMPT='$ '\n" + ready)
-            command = f"exec env ZDOTDIR={rc} zsh -i"
+            command = f"exec env HISTFILE={rc}/history ZDOTDIR={rc} zsh -i"
         elif shell == "bash":
             (rc / "bashrc").write_text(ready)
-            command = f"exec bash --noprofile --rcfile {rc}/bashrc -i"
+            command = f"exec env HISTFILE={rc}/history bash --noprofile --rcfile {rc}/bashrc -i"
         else:
             (rc / "env").write_text(ready)
-            command = f"exec env ENV={rc}/env {shell} -i"
+            command = f"exec env HISTFILE={rc}/history ENV={rc}/env {shell} -i"
         name = session or f"t{n}"
         out = self.cmd(
             "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{session_id}",

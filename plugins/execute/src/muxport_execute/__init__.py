@@ -2,7 +2,12 @@
 
 from muxport import ToolRegistry, hookimpl
 
+from muxport_execute import create, keys, panes, paste, run_tools, sync
+
+INPUT_AND_CREATE_TOOLS = [*create.TOOLS, *panes.TOOLS, *keys.TOOLS, *paste.TOOLS, *sync.TOOLS]
+
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    return None
+    for func in [*INPUT_AND_CREATE_TOOLS, *run_tools.TOOLS]:
+        registry.add(func)

@@ -1,0 +1,228 @@
+"""run_shell_command and wait_for_run (DESIGN §9): one call runs a command and returns its
+output and exit status; a run that outlives its wait can be collected later."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import anyio
+from muxport import (
+    Args,
+    MaxLines,
+    PaneId,
+    Result,
+    Timeout,
+    ToolContext,
+    clamp_lines,
+    effective_timeout,
+    keep_newest,
+    tool,
+)
+from muxport.errors import Refused, ToolError
+from muxport.inputs import check_input
+from pydantic import Field
+
+from muxport_execute import frame as frames
+from muxport_execute.run_watch import observe, watch
+from muxport_execute.runs import STATE_KEY, Run, RunTable
+
+MAX_COMMAND = 65_536
+AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
+
+
+class RunArgs(Args):
+    pane_id: PaneId
+    command: str = Field(
+        min_length=1,
+        max_length=MAX_COMMAND,
+        description="shell command(s) for the pane's shell; may span lines",
+    )
+    timeout: Timeout = None
+    max_lines: MaxLines = None
+    suppress_history: bool = Field(
+        default=True, description="keep the typed line out of the shell's history (best effort)"
+    )
+
+
+class WaitRunArgs(Args):
+    run_id: str = Field(
+        pattern=r"^run-[0-9a-f]{16}$",
+        max_length=20,
+        description="the run_id a run_shell_command answer gave",
+    )
+    timeout: Timeout = None
+    max_lines: MaxLines = None
+
+
+class RunAnswer(Result):
+    pane_id: str
+    outcome: AnswerOutcome
+    exit_status: int | None = Field(default=None, description="read from the run, never guessed")
+    output: list[str] = Field(description="only what the command printed, newest kept")
+    framed: bool = Field(description="both markers were found: output is exactly the command's")
+    lines_missed: bool = Field(description="earlier output left the pane (history or a clear)")
+    truncated: bool
+    lines_dropped: int
+    run_id: str = Field(description="pass to wait_for_run to collect a run that is still going")
+    seconds: float = Field(description="how long the run has run (until it ended)")
+    effective_timeout: float
+
+
+def table(ctx: ToolContext) -> RunTable:
+    def make() -> RunTable:
+        runs = RunTable()
+
+        async def remove_files() -> None:
+            runs.remove_files()
+
+        ctx.on_shutdown(remove_files)
+        return runs
+
+    return ctx.state(STATE_KEY, make)
+
+
+def answer(
+    run: Run,
+    outcome: AnswerOutcome,
+    lines: list[str],
+    framed: bool,
+    missed: bool,
+    max_lines: int | None,
+    timeout: float,
+    stored_dropped: int = 0,
+    note: str | None = None,
+) -> RunAnswer:
+    kept = keep_newest(lines, clamp_lines(max_lines))
+    return RunAnswer(
+        pane_id=run.pane_id,
+        outcome=outcome,
+        exit_status=run.exit_status if outcome != "timed_out" else None,
+        output=kept.lines,
+        framed=framed,
+        lines_missed=missed,
+        truncated=kept.truncated or stored_dropped > 0,
+        lines_dropped=kept.lines_dropped + stored_dropped,
+        run_id=run.run_id,
+        seconds=round(run.elapsed(), 3),
+        effective_timeout=timeout,
+        note=note,
+    )
+
+
+async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
+    """Wait up to ``wait`` seconds for the run; its final answer, or the output so far."""
+    async with ctx.heartbeat(lambda s: f"run {run.run_id} in {run.pane_id}: {s:.0f}s"):
+        with anyio.move_on_after(wait):
+            await run.done.wait()
+    if run.done.is_set() and run.outcome != "running":
+        return answer(
+            run,
+            run.outcome,
+            run.output,
+            run.framed,
+            run.lines_missed,
+            max_lines,
+            wait,
+            run.stored_dropped,
+            run.note,
+        )
+    assert run.frame is not None
+    seen = await observe(ctx.tmux, run.pane_id, "")
+    found = frames.extract(run.frame, seen.lines)
+    note = (
+        f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
+        f"for its exit status and output (send_keys C-c to {run.pane_id} stops it)"
+    )
+    return answer(
+        run, "timed_out", found.lines, found.started, not found.started, max_lines, wait, note=note
+    )
+
+
+async def foreground(ctx: ToolContext, pane_id: str) -> str:
+    out = await ctx.tmux.run(("display-message", "-p", "-t", pane_id, "#{pane_current_command}"))
+    return out.stdout.strip()
+
+
+@tool(
+    title="Run a shell command",
+    reach="pane-command",
+    effects=["observe", "change"],
+    outputs=["terminal-content", "tmux-metadata"],
+    secrets=True,
+    untrusted=True,
+)
+async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
+    """Run a command in a pane's POSIX shell and return its exit status and only its output.
+
+    The command runs in a subshell (cd, export, exit do not outlive it), is never typed
+    (a private script is sourced), and completes through tmux wait-for. A run that
+    outlives the timeout answers timed_out with a run_id for wait_for_run.
+    """
+    runs = table(ctx)
+    timeout = effective_timeout(args.timeout)
+    run = runs.reserve(args.pane_id)
+    waiter = None
+    try:
+        await check_input(ctx, args.pane_id, exactly_one=True)
+        program = await foreground(ctx, args.pane_id)
+        if not frames.is_posix_shell(program):
+            raise Refused(
+                f"pane {args.pane_id} is running {program or 'no program'}, not a POSIX shell "
+                "(sh, bash, zsh, dash, ksh...), so run_shell_command cannot frame a command "
+                "there; use send_keys to type into it",
+                data={"reason": "not_a_shell", "pane_id": args.pane_id, "command": program},
+            )
+        run.frame = frames.prepare(
+            args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
+        )
+        waiter = await ctx.tmux.start_client("wait-for", run.frame.channel)
+        await check_input(ctx, args.pane_id, exactly_one=True)  # again, right before dispatch
+        line = run.frame.typed_line(args.suppress_history) + "\r"
+        try:
+            sent = await ctx.tmux.run(
+                ("display-message", "-p", "-t", args.pane_id, "#{pane_pid}"),
+                ("send-keys", "-t", args.pane_id, "-l", "--", line),
+            )
+        except ToolError as error:
+            error.delivery = "possibly_sent"
+            raise
+        run.started = time.monotonic()
+        run.dispatched = True
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            if waiter is not None:
+                await ctx.tmux.stop_client(waiter)
+            if run.frame is not None and not run.dispatched:
+                run.frame.remove()
+        if not run.dispatched:
+            runs.release(run)
+        raise
+    pane_pid = sent.stdout.strip()
+
+    async def follow() -> None:
+        await watch(ctx.tmux, run, waiter, pane_pid, program)
+
+    ctx.spawn(follow)
+    return await settle(ctx, run, timeout, args.max_lines)
+
+
+@tool(
+    title="Wait for a run",
+    reach="none",
+    effects=["observe"],
+    outputs=["terminal-content", "tmux-metadata"],
+    secrets=True,
+    untrusted=True,
+)
+async def wait_for_run(ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
+    """Wait for a run that run_shell_command started and return its exit status and output.
+
+    Works after the run ended too (finished runs are kept an hour, at most 64 runs);
+    it never sends anything to a pane.
+    """
+    run = table(ctx).get(args.run_id)
+    return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
+
+
+TOOLS = [run_shell_command, wait_for_run]

@@ -1,0 +1,165 @@
+"""run_shell_command and wait_for_run over real stdio (DESIGN §9, issue 4 acceptance)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from mcp.shared.exceptions import MCPError
+from muxport.testing import tool_schema_errors
+
+QUOTING = (
+    "x=$(printf '%s' \"it's\")\n"
+    'echo "$x" \'say "hi"\' `echo back`\n'
+    "printf '%s\\n' 'a\tb' | od -An -tx1\n"
+    "echo '#{pane_id}' \"#{pane_id}\" ; echo done"
+)
+QUOTING_OUT = ['it\'s say "hi" back', " 61 09 62 0a", "#{pane_id} #{pane_id}", "done"]
+
+
+async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
+    return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
+
+
+@pytest.mark.parametrize(("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("zsh", 40)])
+async def test_runs_return_only_output_and_status(
+    stdio_client, shell_pane, tmux_server, shell, width
+):
+    pane = shell_pane(shell, width=width)
+    p = pane.pane_id
+    where = tmux_server.cmd("display", "-p", "-t", p, "#{pane_current_path}").strip()
+    async with stdio_client(toolsets=["execute"]) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        first = await run(client, p, "printf 'a\\nb\\n'")
+        assert tool_schema_errors(tools["run_shell_command"].output_schema, first) == []
+        assert (first["output"], first["exit_status"], first["outcome"]) == (
+            ["a", "b"],
+            0,
+            "completed",
+        )
+        assert first["framed"] is True and first["lines_missed"] is False
+        assert first["run_id"].startswith("run-")
+        assert (await run(client, p, "false"))["exit_status"] == 1
+        three = await run(client, p, "echo bye; exit 3")
+        assert (three["output"], three["exit_status"]) == (["bye"], 3)
+        moved = await run(client, p, "cd /tmp && export MX_LEAK=1 && pwd")
+        assert moved["output"] == ["/tmp"]
+        assert (await run(client, p, 'echo "${MX_LEAK-unset}"'))["output"] == ["unset"]
+        assert (await run(client, p, QUOTING))["output"] == QUOTING_OUT
+        wide = await run(client, p, "printf '%0100d\\n' 7; printf 'no newline'")
+        assert wide["output"] == ["0" * 99 + "7", "no newline"]
+        one, two = await run(client, p, "echo first"), await run(client, p, "echo second")
+        assert (one["output"], two["output"]) == (["first"], ["second"])
+        again = await call(client, "wait_for_run", {"run_id": first["run_id"], "max_lines": 1})
+        assert (again["output"], again["exit_status"], again["truncated"]) == (["b"], 0, True)
+    shown = tmux_server.cmd(
+        "display", "-p", "-t", p, "#{pane_current_command}|#{pane_current_path}|#{pane_dead}"
+    ).strip()
+    assert shown == f"{shell}|{where}|0"
+
+
+async def test_big_output_keeps_status_and_newest_lines(stdio_client, shell_pane):
+    p = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        start = time.perf_counter()
+        big = await run(client, p, "seq 1 100000")
+        elapsed = time.perf_counter() - start
+        print(f"seq 1 100000: {elapsed:.3f}s")  # the target is under 1 s; measured, not asserted
+        assert (big["outcome"], big["exit_status"]) == ("completed", 0)
+        assert big["framed"] is False and big["lines_missed"] is True
+        assert big["output"] == [str(n) for n in range(99801, 100001)]
+        assert big["truncated"] is True and big["lines_dropped"] > 0
+        assert "history" in big["note"]
+        after = await run(client, p, "echo after")
+        assert after["output"] == ["after"] and after["framed"] is True
+
+
+async def test_timed_out_run_is_collected_by_wait_for_run(stdio_client, shell_pane, tmux_server):
+    p = shell_pane("zsh").pane_id
+    q = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        slow = await run(client, p, "echo begun; sleep 5; echo ended", timeout=1)
+        assert slow["outcome"] == "timed_out" and "exit_status" not in slow
+        assert slow["output"] == ["begun"] and "wait_for_run" in slow["note"]
+        busy = await client.call_tool("run_shell_command", {"pane_id": p, "command": "true"})
+        assert busy.is_error and busy.meta["error_code"] == "refused"
+        assert slow["run_id"] in busy.content[0].text and "wait_for_run" in busy.content[0].text
+        # A cancelled wait (the client gives up) ends at once; the run is still watched.
+        started = time.perf_counter()
+        with pytest.raises(MCPError):
+            await client.call_tool(
+                "wait_for_run", {"run_id": slow["run_id"]}, read_timeout_seconds=0.5
+            )
+        assert time.perf_counter() - started < 3.0
+        beats: list[str | None] = []
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            beats.append(message)
+
+        result = await client.call_tool(
+            "wait_for_run", {"run_id": slow["run_id"], "timeout": 20}, progress_callback=progress
+        )
+        done = result.structured_content
+        assert beats and slow["run_id"] in str(beats[0])
+        assert (done["outcome"], done["exit_status"], done["output"]) == (
+            "completed",
+            0,
+            ["begun", "ended"],
+        )
+        # Finished while nobody waited: the command signals the test before the frame ends.
+        unattended = await run(
+            client,
+            q,
+            f"echo late; {tmux_server.binary} -S {tmux_server.socket_path} "
+            "wait-for -S test-late; exit 4",
+            timeout=0,
+        )
+        assert unattended["outcome"] == "timed_out"
+        tmux_server.wait_for("test-late")
+        late = await call(client, "wait_for_run", {"run_id": unattended["run_id"], "timeout": 20})
+        assert (late["outcome"], late["exit_status"], late["output"]) == ("completed", 4, ["late"])
+        gone = await client.call_tool("wait_for_run", {"run_id": "run-0123456789abcdef"})
+        assert gone.is_error and gone.meta["error_code"] == "not_found"
+        assert "unknown or was evicted" in gone.content[0].text
+
+
+async def test_refusals_a_killed_pane_and_a_dead_server(stdio_client, shell_pane, tmux_server):
+    p = shell_pane("dash").pane_id
+    q = shell_pane("bash").pane_id
+    # Two argv items: tmux execs cat itself, no shell in between (not even for a moment).
+    cat = tmux_server.cmd("new-session", "-d", "-P", "-F", "#{pane_id}", "cat", "-").strip()
+    async with stdio_client(toolsets=["execute"]) as client:
+        refused = await client.call_tool("run_shell_command", {"pane_id": cat, "command": "true"})
+        assert refused.is_error and refused.meta["error_code"] == "refused"
+        assert "send_keys" in refused.content[0].text
+        long = await run(client, p, "sleep 30", timeout=0)
+        tmux_server.cmd("kill-pane", "-t", p)
+        ended = await call(client, "wait_for_run", {"run_id": long["run_id"], "timeout": 20})
+        assert ended["outcome"] == "pane_gone"
+        assert tmux_server.cmd("capture-pane", "-p", "-t", cat).strip() == ""
+        last = await run(client, q, "sleep 30", timeout=0)
+        tmux_server.cmd("kill-server")
+        died = await call(client, "wait_for_run", {"run_id": last["run_id"], "timeout": 20})
+        assert died["outcome"] == "server_gone"
+        assert died.get("exit_status") in (None, 129)  # 129: the frame saw the hang-up
+
+
+async def test_bash_keeps_the_line_out_of_history(stdio_client, shell_pane):
+    p = shell_pane("bash").pane_id
+    count = "history | grep -c mxr- || true"  # bash may have loaded older lines from HISTFILE
+    async with stdio_client(toolsets=["execute"]) as client:
+        before = await run(client, p, count)
+        await run(client, p, "true")
+        after = await run(client, p, count)
+        await run(client, p, "true", suppress_history=False)
+        kept = await run(client, p, count)
+    assert after["output"] == before["output"]
+    assert int(kept["output"][0]) == int(before["output"][0]) + 1
