@@ -2,10 +2,14 @@
 
 from muxport import ToolRegistry, hookimpl
 
-from muxport_inspect import listings
+from muxport_inspect import (
+    batch, config, environment, hooks, info, listings, screen, search, watching,
+)
 
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    for func in listings.TOOLS:
+    for func in [*listings.TOOLS, *info.TOOLS, *screen.TOOLS, *search.TOOLS, *config.TOOLS,
+                 *environment.TOOLS, *hooks.TOOLS, *batch.TOOLS,
+                 *watching.TOOLS]:
         registry.add(func)

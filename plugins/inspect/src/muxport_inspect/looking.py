@@ -1,0 +1,149 @@
+"""One look at a pane for the watch tools: position and joined lines from ONE tmux invocation,
+and the step from a cursor to the lines that followed it (DESIGN §10).
+
+A look captures the newest rows (or the whole history) with wrapped rows joined
+(``-J``) down to the bottom of the screen. Rows below the cursor row are split off by
+count (``pane_height - 1 - cursor_y``: they are blank in a shell, and never wrapped
+into), the next one up is the cursor's line (unfinished: it may still grow), and the
+lines above it are finished.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from muxport import TmuxFailed, ToolContext
+
+from muxport_inspect.cursors import (
+    ANCHOR_LINES,
+    CursorState,
+    find_anchor,
+    issue,
+    line_hash,
+    signer,
+)
+
+SEP, END = "\x1f", "\x1e"
+POSITION = (
+    SEP.join(
+        (
+            "#{history_size}",
+            "#{cursor_y}",
+            "#{pane_height}",
+            "#{pane_pid}",
+            "#{pane_dead}",
+            "#{session_id}",
+        )
+    )
+    + END
+)
+# Rows kept above the reader's window so that the anchor of a recent cursor is inside it.
+MARGIN_ROWS = ANCHOR_LINES + 16
+
+
+@dataclass(frozen=True)
+class Look:
+    pane_id: str
+    history_size: int
+    cursor_y: int
+    height: int
+    pane_pid: int
+    dead: bool
+    session_id: str
+    top: int  # absolute row of the first captured row (0: top of history)
+    finished: list[str]
+    cursor_line: str
+    below: list[str]
+
+    @property
+    def mark(self) -> int:
+        """Absolute row of the cursor line: everything above it is finished."""
+        return self.history_size + self.cursor_y
+
+    def screen(self) -> list[str]:
+        """The lines on the visible screen (approximately, when lines above are wrapped)."""
+        visible = self.finished[-self.cursor_y :] if self.cursor_y else []
+        return [*visible, self.cursor_line, *self.below]
+
+
+def window_rows(budget: int) -> int:
+    """History rows to capture for a reader whose line budget is ``budget``."""
+    return budget + MARGIN_ROWS
+
+
+async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
+    """Capture ``rows_back`` history rows (None: all) plus the screen, with the position."""
+    start = "-" if rows_back is None else str(-rows_back)
+    out = await ctx.tmux.run(
+        ("display-message", "-p", "-t", pane_id, POSITION),
+        ("capture-pane", "-p", "-J", "-t", pane_id, "-S", start, "-E", "-"),
+    )
+    head, sep, body = out.stdout.partition(END + "\n")
+    fields = head.split(SEP)
+    if not sep or len(fields) != 6:
+        raise TmuxFailed(
+            f"unexpected answer from tmux for pane {pane_id}; call get_pane_info to check it"
+        )
+    hs, cy, height, pid = (int(v) for v in fields[:4])
+    lines = body[:-1].split("\n") if body.endswith("\n") else body.split("\n")
+    below_count = max(0, height - 1 - cy)
+    cut = max(0, len(lines) - below_count)
+    above, below = lines[:cut], lines[cut:]
+    cursor_line = above.pop() if above else ""
+    top = 0 if rows_back is None else max(0, hs - rows_back)
+    return Look(
+        pane_id, hs, cy, height, pid, fields[4] == "1", fields[5], top, above, cursor_line, below
+    )
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a look adds to a cursor."""
+
+    lines: list[str]  # finished lines after the cursor's anchor (unbounded, oldest first)
+    continuous: bool
+    state: CursorState  # the cursor after delivering ``lines``
+
+
+def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
+    """The lines after ``state`` in ``current``; None when a full-history look is needed.
+
+    ``full`` says ``current`` covers the whole history: an anchor missing there is gone.
+    """
+    after = issue(
+        current.pane_id, current.pane_pid, current.mark, current.finished, current.cursor_line
+    )
+    if state is None:
+        return Step([], True, after)
+    covers_top = full or current.top == 0
+    if not state.anchors:
+        # Nothing was finished when the cursor was issued: everything finished now is new.
+        if not covers_top:
+            return None
+        return Step(list(current.finished), current.mark >= state.mark, after)
+    hashes = [line_hash(line) for line in current.finished]
+    expected = state.mark - 1 - current.top
+    end = find_anchor(hashes, state.anchors, expected if expected >= 0 else None)
+    if end is not None:
+        return Step(current.finished[end + 1 :], True, after)
+    if not covers_top:
+        return None
+    return Step(list(current.finished), False, after)
+
+
+async def advance(
+    ctx: ToolContext, pane_id: str, state: CursorState | None, budget: int, token: str | None = None
+) -> tuple[Look, Step]:
+    """Look at the pane and step the cursor, capturing the whole history only when needed.
+
+    ``token`` (a cursor string) is checked against the pane's process seen by this look.
+    """
+    current = await look(ctx, pane_id, window_rows(budget))
+    if token is not None:
+        state = signer(ctx).decode(token, pane_id, current.pane_pid)
+    result = step(current, state, full=False)
+    if result is None:
+        current = await look(ctx, pane_id, None)
+        result = step(current, state, full=True)
+        assert result is not None
+    return current, result

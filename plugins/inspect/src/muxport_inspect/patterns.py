@@ -1,0 +1,104 @@
+"""The patterns of wait_for_text: limits, plain or regex matching, the first hit in some lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from muxport import InvalidArgument
+from pydantic import BeforeValidator, Field
+
+MAX_PATTERNS = 32
+MAX_PATTERN_BYTES = 4096
+MAX_TOTAL_BYTES = 16_384
+
+
+def _one_or_many(value: Any) -> Any:
+    """A bare string is one pattern."""
+    return [value] if isinstance(value, str) else value
+
+
+def _bounded_bytes(value: str) -> str:
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATTERN_BYTES:
+        raise ValueError(f"a pattern is {size} bytes; each may be at most {MAX_PATTERN_BYTES}")
+    return value
+
+
+Pattern = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_PATTERN_BYTES),
+    BeforeValidator(lambda v: _bounded_bytes(v) if isinstance(v, str) else v),
+]
+# The length limit sits on the list itself: on ``list | None`` pydantic would apply it to
+# an explicit null too and raise a TypeError instead of accepting it.
+PatternList = Annotated[
+    Annotated[list[Pattern], Field(max_length=MAX_PATTERNS)] | None,
+    BeforeValidator(_one_or_many),
+]
+
+
+@dataclass(frozen=True)
+class Hit:
+    pattern: str | None
+    line: str
+    stop: bool = False
+
+
+@dataclass(frozen=True)
+class Patterns:
+    wanted: tuple[tuple[str, re.Pattern[str] | None], ...]
+    stops: tuple[tuple[str, re.Pattern[str] | None], ...]
+
+    @property
+    def any(self) -> bool:
+        """Whether there are patterns to wait for (none: any new output)."""
+        return bool(self.wanted)
+
+    @classmethod
+    def compile(
+        cls, wanted: Sequence[str] | None, stops: Sequence[str] | None, regex: bool
+    ) -> Patterns:
+        """Check the combined size and, for regex, that each compiles (a tool error if not)."""
+        wanted, stops = list(wanted or []), list(stops or [])
+        total = sum(len(p.encode("utf-8", "surrogatepass")) for p in wanted + stops)
+        if total > MAX_TOTAL_BYTES:
+            raise InvalidArgument(
+                f"patterns and stop patterns add up to {total} bytes; the limit is "
+                f"{MAX_TOTAL_BYTES}: wait for fewer or shorter patterns"
+            )
+
+        def build(items: list[str], what: str) -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+            built = []
+            for index, text in enumerate(items):
+                compiled = None
+                if regex:
+                    try:
+                        compiled = re.compile(text)
+                    except re.error as exc:
+                        raise InvalidArgument(
+                            f"{what}[{index}] {text[:80]!r} is not a valid regular expression "
+                            f"({exc}); fix it, or pass regex: false to match it as plain text"
+                        ) from None
+                built.append((text, compiled))
+            return tuple(built)
+
+        return cls(build(wanted, "patterns"), build(stops, "stop"))
+
+    def first(self, lines: Sequence[str], stop: bool = True) -> Hit | None:
+        """The first line holding a pattern (a stop pattern wins within one line)."""
+        for line in lines:
+            if stop:
+                for text, compiled in self.stops:
+                    if _found(text, compiled, line):
+                        return Hit(text, line, stop=True)
+            for text, compiled in self.wanted:
+                if _found(text, compiled, line):
+                    return Hit(text, line)
+        return None
+
+
+def _found(text: str, compiled: re.Pattern[str] | None, line: str) -> bool:
+    return compiled.search(line) is not None if compiled is not None else text in line

@@ -1,0 +1,128 @@
+"""The state of one wait_for_text call: its arguments, answer, and what counts as new output."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from muxport import (
+    Args,
+    MaxLines,
+    PaneId,
+    Result,
+    Timeout,
+    ToolContext,
+    clamp_lines,
+    effective_timeout,
+    keep_newest,
+)
+from pydantic import Field
+
+from muxport_inspect.cursors import line_hash
+from muxport_inspect.looking import Look, Step
+from muxport_inspect.patterns import Hit, PatternList, Patterns
+
+CURSOR_FIELD = Field(
+    default=None,
+    max_length=4096,
+    description="the cursor a previous capture_since or wait_for_text returned",
+)
+
+
+class WaitForTextArgs(Args):
+    pane_id: PaneId
+    patterns: PatternList = Field(
+        default=None, description="text to wait for (any one); none: any new output"
+    )
+    stop: PatternList = Field(
+        default=None, description="text that ends the wait as a failure (an error message)"
+    )
+    regex: bool = Field(default=False, description="patterns are Python regular expressions")
+    timeout: Timeout = None
+    cursor: str | None = CURSOR_FIELD
+    max_lines: MaxLines = None
+
+
+Outcome = Literal["matched", "stopped", "timed_out", "present_at_entry", "pane_gone", "server_gone"]
+
+
+class WaitForText(Result):
+    pane_id: str
+    outcome: Outcome
+    matched: str | None = Field(default=None, description="the pattern (or stop pattern) found")
+    matched_line: str | None = Field(default=None, description="the line it was found in")
+    output: list[str] = Field(
+        description="new output since the wait began (or since cursor), "
+        "oldest first; the last item may be the unfinished line"
+    )
+    cursor: str | None = Field(description="pass it to the next wait_for_text or capture_since")
+    seconds: float = Field(description="seconds waited")
+    effective_timeout: float = Field(description="the timeout actually applied")
+    truncated: bool
+    lines_dropped: int
+
+
+NOTES = {
+    "matched": None,
+    "stopped": "a stop pattern appeared: treat this as a failure and read output",
+    "timed_out": "nothing matched in time; call wait_for_text again with cursor to keep waiting "
+    "without missing output, or capture_pane to see the screen",
+    "present_at_entry": "the text was already on the screen when the wait began (not new); "
+    "to wait for a new occurrence, wait again with the returned cursor",
+    "pane_gone": "the pane no longer exists or its process exited; call list_panes",
+    "server_gone": "the tmux server stopped; list_sessions shows whether one is running",
+}
+
+
+class Wait:
+    """The state of one wait: cursor, new output so far, what counts as new."""
+
+    def __init__(self, ctx: ToolContext, args: WaitForTextArgs, patterns: Patterns) -> None:
+        self.ctx, self.args, self.patterns = ctx, args, patterns
+        self.budget = clamp_lines(args.max_lines)
+        self.timeout = effective_timeout(args.timeout)
+        self.start = time.monotonic()
+        self.output: list[str] = []
+        self.cursor_line = ""
+        self.unfinished = ""
+        self.discontinuous = False
+
+    def finish(
+        self, outcome: Outcome, hit: Hit | None = None, cursor: str | None = None
+    ) -> WaitForText:
+        kept = keep_newest(self.output + self.tail(), self.budget)
+        note = NOTES[outcome]
+        if self.discontinuous:
+            note = (
+                ((note + "; ") if note else "") + "the pane was cleared while watched: output "
+                "after the clear may not follow on from before"
+            )
+        return WaitForText(
+            pane_id=self.args.pane_id,
+            outcome=outcome,
+            matched=hit.pattern if hit else None,
+            matched_line=hit.line if hit else None,
+            output=kept.lines,
+            cursor=cursor,
+            seconds=round(time.monotonic() - self.start, 3),
+            effective_timeout=self.timeout,
+            truncated=kept.truncated,
+            lines_dropped=kept.lines_dropped,
+            note=note,
+        )
+
+    def tail(self) -> list[str]:
+        """The unfinished line, when it is new output."""
+        changed = line_hash(self.cursor_line) != self.unfinished
+        return [self.cursor_line] if self.cursor_line.strip() and (changed or self.output) else []
+
+    def absorb(self, current: Look, result: Step) -> Hit | None:
+        """Add a look's new lines; the hit they (or the changed unfinished line) contain."""
+        self.output.extend(result.lines)
+        self.discontinuous |= not result.continuous
+        self.cursor_line = current.cursor_line
+        fresh = [*result.lines, *self.tail()]
+        hit = self.patterns.first(fresh)
+        if hit is None and not self.patterns.any and fresh:
+            hit = Hit(None, fresh[0])
+        return hit

@@ -1,0 +1,176 @@
+"""capture_since and wait_for_text: keep watching a pane without polling (DESIGN §10)."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+from muxport import (
+    Args,
+    MaxLines,
+    NotFound,
+    PaneId,
+    Result,
+    ServerGone,
+    ToolContext,
+    clamp_lines,
+    keep_newest,
+    tool,
+)
+from muxport.watch import registry, watcher
+from pydantic import Field
+
+from muxport_inspect.cursors import line_hash, signer
+from muxport_inspect.looking import advance
+from muxport_inspect.patterns import Patterns
+from muxport_inspect.waits import CURSOR_FIELD, Wait, WaitForText, WaitForTextArgs
+
+META = dict(
+    reach="none", effects=["observe"], outputs=["terminal-content"], secrets=True, untrusted=True
+)
+# Looks at one busy pane are spaced at least this far apart (output arriving in a
+# stream rings the doorbell far more often than a reader needs to capture).
+MIN_LOOK_SPACING = 0.02
+
+
+class CaptureSinceArgs(Args):
+    pane_id: PaneId
+    cursor: str | None = CURSOR_FIELD
+    max_lines: MaxLines = None
+
+
+class CaptureSince(Result):
+    pane_id: str
+    content: list[str] = Field(description="finished lines added since the cursor, oldest first")
+    new_lines: int = Field(description="finished lines added since the cursor (before the budget)")
+    cursor: str = Field(description="pass it to the next capture_since or wait_for_text")
+    continuous: bool = Field(
+        description="false: the pane was cleared or its history outran the "
+        "cursor, so content does not follow on from the last look"
+    )
+    truncated: bool
+    lines_dropped: int
+
+
+@tool(title="Capture new pane lines since a cursor", **META)  # type: ignore[arg-type]
+async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
+    """Return only the finished lines a pane printed since your last look, plus the next cursor.
+
+    Without a cursor it takes a baseline: no lines, just the cursor to pass next time.
+    Lines are finished once the pane's cursor has moved below them, so the line being
+    typed or printed appears in a later look; wrapped rows are joined. Ten looks at a
+    growing log concatenate to the log. `continuous: false` means the pane was cleared
+    or more scrolled out of its history than it keeps: content is then the newest
+    finished lines, not a continuation. A cursor from another pane, another muxport
+    server, or from before the pane was respawned is refused: omit it to start again.
+    """
+    budget = clamp_lines(args.max_lines)
+    current, result = await advance(ctx, args.pane_id, None, budget, args.cursor)
+    kept = keep_newest(result.lines, budget)
+    notes = []
+    if args.cursor is None:
+        notes.append(
+            "baseline taken: no lines returned; pass cursor to the next capture_since "
+            "to get the lines printed after now"
+        )
+    elif not result.continuous:
+        notes.append(
+            "the pane was cleared or its history outran the cursor: content is the newest "
+            "finished lines now in the pane, not a continuation of the last look"
+        )
+    if current.dead:
+        notes.append("the pane's process has exited (respawn_pane restarts it)")
+    return CaptureSince(
+        pane_id=args.pane_id,
+        content=kept.lines,
+        new_lines=len(result.lines),
+        cursor=signer(ctx).encode(result.state),
+        continuous=result.continuous,
+        truncated=kept.truncated,
+        lines_dropped=kept.lines_dropped,
+        note="; ".join(notes) or None,
+    )
+
+
+@tool(title="Wait for text in a pane", **META)  # type: ignore[arg-type]
+async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
+    """Wait until text appears in a pane's NEW output (or a stop pattern, or the pane ends).
+
+    Use it for output you did not start (a server's "ready" line, a prompt); for commands
+    you write, run_shell_command waits for you. Only text printed after the call (or after
+    `cursor`) counts as `matched`; a pattern already on the screen answers at once with
+    `present_at_entry`. Patterns are plain text unless `regex`; each line is matched with
+    wrapped rows joined, including the line still being printed. No patterns: any new
+    output. Outcomes: matched, stopped, timed_out, present_at_entry, pane_gone,
+    server_gone; the answer carries the new output (newest kept), a cursor to continue
+    from, the seconds waited and the timeout applied (default 30 s, ceiling 120 s).
+    Progress is reported while waiting; cancelling the request ends the wait at once.
+    """
+    patterns = Patterns.compile(args.patterns, args.stop, args.regex)
+    wait = Wait(ctx, args, patterns)
+    sign = signer(ctx)
+    # display-message alone prints for some other pane when the target is missing;
+    # has-session fails for it, naming the pane.
+    where = await ctx.tmux.run(
+        ("has-session", "-t", args.pane_id),
+        ("display-message", "-p", "-t", args.pane_id, "#{session_id} #{pane_pid}"),
+    )
+    session_id, pid = where.stdout.split()
+    state = sign.decode(args.cursor, args.pane_id, int(pid)) if args.cursor else None
+    cursor: str | None = args.cursor
+    label = " or ".join(repr(p) for p in (args.patterns or [])[:3]) or "new output"
+    async with (
+        watcher(ctx, args.pane_id, session_id) as activity,
+        ctx.heartbeat(
+            lambda elapsed: (
+                f"waiting for {label} in {args.pane_id}: {elapsed:.0f} s of {wait.timeout:.0f} s"
+            )
+        ),
+    ):
+        try:
+            current, result = await advance(ctx, args.pane_id, state, wait.budget)
+            cursor = sign.encode(result.state)
+            if state is None:
+                wait.unfinished = line_hash(current.cursor_line)
+                hit = patterns.first(current.screen(), stop=False) if patterns.any else None
+                if hit is not None:
+                    return wait.finish("present_at_entry", hit, cursor)
+                wait.cursor_line = current.cursor_line
+            else:
+                wait.unfinished = state.unfinished
+                hit = wait.absorb(current, result)
+                if hit is not None:
+                    return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
+            state = result.state
+            # Armed: output from now on rings the doorbell. Say so at once (clients that
+            # print after this know the text will count as new).
+            await ctx.report_progress(0.0, None, f"waiting for {label} in {args.pane_id}")
+            last_look = 0.0  # the first wake after arming is never held back
+            while True:
+                if current.dead:
+                    return wait.finish("pane_gone", None, cursor)
+                await activity.rebind(ctx, current.session_id)
+                remaining = wait.start + wait.timeout - time.monotonic()
+                if remaining <= 0:
+                    return wait.finish("timed_out", None, cursor)
+                await activity.wait(min(remaining, registry(ctx).recheck_interval()))
+                await _space_out(last_look)
+                last_look = time.monotonic()
+                current, result = await advance(ctx, args.pane_id, state, wait.budget)
+                state, cursor = result.state, sign.encode(result.state)
+                hit = wait.absorb(current, result)
+                if hit is not None:
+                    return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
+        except NotFound:
+            return wait.finish("pane_gone", None, cursor)
+        except ServerGone:
+            return wait.finish("server_gone", None, cursor)
+
+
+async def _space_out(last_look: float) -> None:
+    delay = last_look + MIN_LOOK_SPACING - time.monotonic()
+    if delay > 0:
+        await anyio.sleep(delay)
+
+
+TOOLS = [capture_since, wait_for_text]

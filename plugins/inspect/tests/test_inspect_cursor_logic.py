@@ -1,0 +1,75 @@
+"""Pure logic of watch cursors: signing, anchors, stepping, splitting a look."""
+
+from __future__ import annotations
+
+import pytest
+from muxport import InvalidArgument
+from muxport.caller import Caller
+from muxport.context import Services, ToolContext
+from muxport_inspect.cursors import Signer, find_anchor, issue, line_hash
+from muxport_inspect.looking import Look, look, step
+
+
+def make_look(finished: list[str], cursor_line: str = "$ ", top: int = 0, hs: int = 0) -> Look:
+    return Look(
+        "%1", hs, len(finished) - hs + top, 24, 42, False, "$0", top, finished, cursor_line, []
+    )
+
+
+def test_signed_cursor_round_trips_and_refuses_edits():
+    signer = Signer(b"k" * 32)
+    state = issue("%1", 42, 7, ["a", "b"], "$ ")
+    token = signer.encode(state)
+    assert signer.decode(token, "%1", 42) == state
+    with pytest.raises(InvalidArgument, match="respawned"):
+        signer.decode(token, "%1", 43)
+    with pytest.raises(InvalidArgument, match="belongs to pane %1"):
+        signer.decode(token, "%2", 42)
+    with pytest.raises(InvalidArgument, match="not issued by this muxport"):
+        Signer(b"x" * 32).decode(token, "%1", 42)
+    body = token.split(".")[1]
+    forged = token.replace(body, body[:-2] + ("AA" if body[-2:] != "AA" else "BB"))
+    with pytest.raises(InvalidArgument, match="omit the cursor"):
+        signer.decode(forged, "%1", 42)
+
+
+def test_anchor_prefers_the_occurrence_where_row_arithmetic_puts_it():
+    hashes = [line_hash(x) for x in ["ok", "ok", "ok", "ok", "ok", "ok"]]
+    anchors = [line_hash("ok")] * 2
+    assert find_anchor(hashes, anchors, expected_end=2) == 2
+    assert find_anchor(hashes, anchors, expected_end=None) == 5
+    assert find_anchor(hashes, [line_hash("gone")], expected_end=3) is None
+
+
+def test_step_delivers_lines_after_the_anchor_and_detects_loss():
+    first = make_look(["one", "two", "three"])
+    base = step(first, None, full=False)
+    assert base is not None and base.lines == [] and base.continuous
+    grown = make_look(["one", "two", "three", "four", "five"])
+    after = step(grown, base.state, full=False)
+    assert after is not None and after.lines == ["four", "five"] and after.continuous
+    # Scrolled: the window no longer starts at the top, but the anchor is inside it.
+    scrolled = make_look(["two", "three", "four", "five", "six"], top=1, hs=1)
+    moved = step(scrolled, after.state, full=False)
+    assert moved is not None and moved.lines == ["six"] and moved.continuous
+    # Anchor gone from a partial window: ask for the whole history; gone there: discontinuous.
+    cleared = make_look(["fresh"], top=5, hs=5)
+    assert step(cleared, moved.state, full=False) is None
+    lost = step(cleared, moved.state, full=True)
+    assert lost is not None and not lost.continuous and lost.lines == ["fresh"]
+
+
+async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
+    # Screen of 5 rows, cursor on row 2: rows 3 and 4 are below it.
+    fake_tmux.answers = {
+        "display-message": "3\x1f2\x1f5\x1f99\x1f0\x1f$1\x1e\n",
+        "capture-pane": "h1\nh2\nh3\nrow0\nrow1\n$ par\n\n\n",
+    }
+    ctx = ToolContext("capture_since", Services(fake_tmux, Caller("outside")))
+    seen = await look(ctx, "%4", 10)
+    assert seen.finished == ["h1", "h2", "h3", "row0", "row1"]
+    assert seen.cursor_line == "$ par" and seen.below == ["", ""]
+    assert seen.mark == 5 and seen.pane_pid == 99 and seen.session_id == "$1"
+    assert seen.screen() == ["row0", "row1", "$ par", "", ""]
+    (display, capture) = fake_tmux.calls[0]
+    assert display[0] == "display-message" and capture[:4] == ("capture-pane", "-p", "-J", "-t")

@@ -1,0 +1,298 @@
+"""capture_since and wait_for_text against real tmux and real shells (DESIGN §10).
+
+Waits are armed before text is printed by either of two signals, never a sleep:
+a cursor from capture_since taken first (text after it counts as new), or the
+progress notification wait_for_text sends the moment its baseline is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+from muxport.testing import tool_schema_errors
+from muxport.watch import STATE_KEY
+
+WAIT_BOUND = 15.0
+
+
+async def armed_wait(client: Any, arguments: dict[str, Any], then: Callable[[], None]) -> Any:
+    """Call wait_for_text; once it reports it is armed, run ``then`` (print something)."""
+    armed = anyio.Event()
+    box: dict[str, Any] = {}
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        armed.set()
+
+    async def call() -> None:
+        box["result"] = await client.call_tool(
+            "wait_for_text", arguments, progress_callback=progress
+        )
+
+    with anyio.fail_after(WAIT_BOUND):
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await armed.wait()
+            then()
+    return box["result"]
+
+
+async def until(condition: Callable[[], bool], what: str, bound: float = 5.0) -> None:
+    """Wait (bounded) for a condition of tmux that the server settles asynchronously."""
+    with anyio.fail_after(bound):
+        while not condition():  # noqa: ASYNC110 (tmux has no event for a client it dropped)
+            await anyio.sleep(0.02)
+
+
+def ok(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+async def test_capture_since_and_wait_over_stdio(stdio_client, shell_pane, tmux_server):
+    """Ten looks at a growing, scrolling log concatenate to the log; waits over stdio."""
+    pane = shell_pane("bash", width=80, height=10)
+    async with stdio_client(toolsets=["inspect"]) as client:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        first = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))
+        assert tool_schema_errors(schemas["capture_since"], first) == []
+        assert first["content"] == [] and first["new_lines"] == 0 and first["continuous"]
+        cursor, seen, log = first["cursor"], [], []
+        for look in range(10):
+            # Lines of up to ~130 characters wrap in the 80-column pane; -J joins them back.
+            pane.run(
+                f"for i in $(seq 1 {look + 3}); "
+                f"do printf 'log-{look}-%s-%0{look * 12}d\\n' $i 0; done"
+            )
+            log += [
+                f"log-{look}-{i}-{'0' * (look * 12) if look else '0'}" for i in range(1, look + 4)
+            ]
+            answer = ok(
+                await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
+            )
+            assert answer["continuous"] is True, answer
+            assert answer["new_lines"] == len(answer["content"])
+            cursor, seen = answer["cursor"], seen + answer["content"]
+        assert [line for line in seen if line.startswith("log-")] == log
+        # Everything delivered is exactly what the pane now holds after the baseline prompt.
+        history = pane.screen(history=True)
+        start = next(i for i, line in enumerate(history) if line.startswith("$ for i in"))
+        assert seen == history[start : start + len(seen)]
+
+        pane.run('echo READY-""NOW')
+        present = ok(
+            await client.call_tool(
+                "wait_for_text", {"pane_id": pane.pane_id, "patterns": ["READY-NOW"]}
+            )
+        )
+        assert tool_schema_errors(schemas["wait_for_text"], present) == []
+        assert present["outcome"] == "present_at_entry"
+        assert present["matched"] == "READY-NOW" and present["matched_line"] == "READY-NOW"
+
+        matched = await armed_wait(
+            client,
+            {"pane_id": pane.pane_id, "patterns": ["FIN-[0-9]+"], "regex": True, "timeout": 10},
+            lambda: pane.type('echo FIN-""42'),
+        )
+        data = ok(matched)
+        assert tool_schema_errors(schemas["wait_for_text"], data) == []
+        assert data["outcome"] == "matched" and data["matched_line"] == "FIN-42"
+        assert data["effective_timeout"] == 10 and 0 <= data["seconds"] < 10
+        assert data["output"][-1] == "FIN-42" or "FIN-42" in data["output"]
+
+        # A cancelled wait (the client gives up and sends notifications/cancelled) ends
+        # at once and leaves no control client attached.
+        before = [c for c in tmux_server.clients() if "control-mode" in c]
+        assert before == []
+        with pytest.raises(MCPError):
+            await client.call_tool(
+                "wait_for_text",
+                {"pane_id": pane.pane_id, "patterns": ["NEVER-SEEN"], "timeout": 60},
+                read_timeout_seconds=1.0,
+            )
+        await until(lambda: tmux_server.clients() == [], "the wait's control client to go")
+        quick = ok(
+            await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
+        )
+        assert quick["continuous"]
+
+
+async def test_cursor_refusals_and_discontinuity(mcp_client, stdio_client, shell_pane, tmux_server):
+    tmux_server.cmd("set", "-g", "history-limit", "50")
+    pane = shell_pane("bash", height=10)
+    other = shell_pane("dash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        base = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))["cursor"]
+
+        # clear (with E3) empties the history: the anchor is gone.
+        pane.run("echo before-clear")
+        cursor = ok(
+            await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": base})
+        )["cursor"]
+        pane.run('clear; echo after-""clear')
+        cleared = ok(
+            await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
+        )
+        assert cleared["continuous"] is False
+        assert "after-clear" in cleared["content"] and "before-clear" not in cleared["content"]
+        assert "not a continuation" in cleared["note"]
+
+        # 400 lines through a 50-line history outrun the cursor.
+        pane.run("seq 1 400")
+        outrun = ok(
+            await client.call_tool(
+                "capture_since", {"pane_id": pane.pane_id, "cursor": cleared["cursor"]}
+            )
+        )
+        assert outrun["continuous"] is False
+        assert outrun["content"][-1] == "400"
+
+        # Tampered, other pane, garbage.
+        good = outrun["cursor"]
+        tampered = good[:-1] + ("0" if good[-1] != "0" else "1")
+        for bad, code in (
+            (tampered, "invalid_cursor"),
+            ("c1.e30.00", "invalid_cursor"),
+            ("hello", "invalid_cursor"),
+        ):
+            refused = await client.call_tool(
+                "capture_since", {"pane_id": pane.pane_id, "cursor": bad}
+            )
+            assert refused.is_error and refused.meta["error_code"] == code
+            assert "omit the cursor" in refused.content[0].text
+        wrong_pane = await client.call_tool(
+            "capture_since", {"pane_id": other.pane_id, "cursor": good}
+        )
+        assert wrong_pane.is_error and pane.pane_id in wrong_pane.content[0].text
+
+        # A cursor from another muxport process is foreign.
+        async with stdio_client(toolsets=["inspect"]) as remote:
+            foreign = await remote.call_tool(
+                "capture_since", {"pane_id": pane.pane_id, "cursor": good}
+            )
+        assert foreign.is_error and foreign.meta["error_code"] == "invalid_cursor"
+
+        # A respawned pane has a new process: the cursor is refused, naming the recovery.
+        tmux_server.cmd("respawn-pane", "-k", "-t", pane.pane_id, "sh")
+        stale = await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": good})
+        assert stale.is_error and stale.meta["error_code"] == "stale_cursor"
+        assert "respawned" in stale.content[0].text and "omit the cursor" in stale.content[0].text
+        waited = await client.call_tool(
+            "wait_for_text", {"pane_id": pane.pane_id, "cursor": good, "timeout": 0}
+        )
+        assert waited.is_error and waited.meta["error_code"] == "stale_cursor"
+
+
+async def test_continuous_output_is_never_discontinuous(mcp_client, shell_pane, tmux_server):
+    """Reading while the pane scrolls as fast as it can: every look continues the last."""
+    tmux_server.cmd("set", "-g", "history-limit", "100000")
+    pane = shell_pane("bash", height=8)
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        cursor = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))["cursor"]
+        pane.type("seq -f 'n%g' 1 20000; echo SEQ-\"\"END")
+        seen: list[str] = []
+        last = 0
+        with anyio.fail_after(60):
+            while "SEQ-END" not in seen:
+                answer = ok(
+                    await client.call_tool(
+                        "capture_since",
+                        {"pane_id": pane.pane_id, "cursor": cursor, "max_lines": 5000},
+                    )
+                )
+                assert answer["continuous"] is True
+                numbers = [int(line[1:]) for line in answer["content"] if line[1:].isdigit()]
+                # Lines follow on exactly from the last look unless the budget dropped the oldest.
+                if numbers and not answer["lines_dropped"]:
+                    assert numbers == list(range(last + 1, last + 1 + len(numbers)))
+                elif numbers:
+                    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+                    assert numbers[0] > last
+                last = numbers[-1] if numbers else last
+                cursor, seen = answer["cursor"], seen + answer["content"]
+    assert last == 20000
+
+
+@pytest.mark.parametrize(
+    "arguments, fragment",
+    [
+        ({"patterns": ["a("], "regex": True}, "not a valid regular expression"),
+        ({"patterns": ["x"] * 33}, "at most 32"),
+        ({"patterns": ["é" * 2049]}, "at most 4096"),
+        ({"patterns": ["a" * 4000] * 5}, "the limit is 16384"),
+        ({"patterns": [""]}, "at least 1"),
+        ({"timeout": -1}, "greater than or equal to 0"),
+        ({"max_lines": 0}, "greater than or equal to 1"),
+        ({"cursor": "c" * 5000}, "at most 4096"),
+    ],
+)
+async def test_wait_bad_arguments_are_tool_errors(mcp_client, shell_pane, arguments, fragment):
+    pane = shell_pane("dash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        result = await client.call_tool("wait_for_text", {"pane_id": pane.pane_id, **arguments})
+        assert result.is_error and result.meta["error_code"] == "invalid_argument"
+        assert fragment in result.content[0].text
+        missing = await client.call_tool("wait_for_text", {"pane_id": "%999"})
+        assert missing.is_error and "list_panes" in missing.content[0].text
+        bare = await client.call_tool("capture_since", {"pane_id": "3"})
+        assert bare.is_error and "bare number" in bare.content[0].text
+
+
+async def test_many_waits_share_one_client_and_cancel_cleanly(mcp_client, shell_pane, tmux_server):
+    """200 waits on one connection: one control client, a quick call still quick,
+    and cancelled waits leave no client and no task behind."""
+    pane = shell_pane("dash")
+    async with mcp_client(toolsets=["inspect"]) as (client, app):
+        tasks_before = len(asyncio.all_tasks())
+        armed = 0
+        all_armed = anyio.Event()
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            nonlocal armed
+            if progress == 0.0:
+                armed += 1
+                if armed == 200:
+                    all_armed.set()
+
+        results: list[Any] = []
+
+        async def one() -> None:
+            results.append(
+                await client.call_tool(
+                    "wait_for_text",
+                    {"pane_id": pane.pane_id, "timeout": 60},
+                    progress_callback=progress,
+                )
+            )
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                for _ in range(200):
+                    group.start_soon(one)
+                await all_armed.wait()
+                control = [c for c in tmux_server.clients() if "control-mode" in c]
+                assert len(control) == 1
+                started = anyio.current_time()
+                ok(await client.call_tool("list_sessions", {}))
+                assert anyio.current_time() - started < 2.0
+                pane.type("echo wake")
+        assert len(results) == 200
+        assert all(ok(r)["outcome"] == "matched" for r in results)
+        await until(lambda: tmux_server.clients() == [], "the shared control client to stop")
+
+        # Cancel a wait through the client's read timeout (notifications/cancelled).
+        with pytest.raises(MCPError):
+            await client.call_tool(
+                "wait_for_text", {"pane_id": pane.pane_id, "timeout": 60}, read_timeout_seconds=0.5
+            )
+        await until(lambda: tmux_server.clients() == [], "the cancelled wait's client to stop")
+        registry = app.server.services.state[STATE_KEY]
+        await until(
+            lambda: registry.feeds == {} and len(asyncio.all_tasks()) <= tasks_before,
+            "the cancelled wait's tasks to end",
+        )
