@@ -18,7 +18,16 @@ from muxport.errors import (
 from muxport.hookspecs import hookimpl
 from muxport.objects import Pane, Session, Window
 from muxport.registry import ToolRegistry
-from muxport.targets import Args, MaxLines, PaneId, Result, SessionId, Timeout, WindowId
+from muxport.targets import (
+    Args,
+    MaxLines,
+    PaneId,
+    Result,
+    SessionId,
+    Timeout,
+    WindowId,
+    answer_dict,
+)
 from muxport.transport import Tmux, TmuxResult, literal
 
 __version__ = "0.1.0"
@@ -47,6 +56,7 @@ __all__ = [
     "ToolSpec",
     "Window",
     "WindowId",
+    "answer_dict",
     "clamp_lines",
     "effective_timeout",
     "hookimpl",

@@ -80,7 +80,24 @@ async def doctor(args: argparse.Namespace) -> None:
         print(f"broken toolsets: {toolsets.broken}")
 
 
+def use_pidfd_child_watcher() -> None:
+    """On Python 3.11, reap tmux processes through pidfds instead of one thread each.
+
+    3.11's default asyncio child watcher starts (and waits for) a thread per child
+    process: with tmux run once per call that was half the server's CPU under load
+    (bench/README.md). 3.12 made the pidfd watcher the default; this is the same.
+    """
+    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
+        return
+    import asyncio
+
+    watcher = asyncio.PidfdChildWatcher()
+    watcher.attach_loop(asyncio.get_running_loop())
+    asyncio.set_child_watcher(watcher)
+
+
 async def serve(args: argparse.Namespace) -> None:
+    use_pidfd_child_watcher()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
     started = await app.start(request, settings)

@@ -16,7 +16,7 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from muxport.audit import Audit
 from muxport.capabilities import META_KEY, RESOURCE_URI, describe
@@ -24,18 +24,10 @@ from muxport.context import Services, ToolContext
 from muxport.errors import InvalidArgument, Refused, ToolError
 from muxport.instructions import INSTRUCTIONS
 from muxport.surface import Surface
+from muxport.targets import answer_dict
 
 log = logging.getLogger("muxport")
 VERSION = "0.1.0"
-
-
-def dump(model: BaseModel) -> dict[str, Any]:
-    """JSON-ready answer; optional fields that are empty (``note: null``) are left out."""
-    data: dict[str, Any] = model.model_dump(mode="json")
-    for key, info in type(model).model_fields.items():
-        if data.get(key, 0) is None and not info.is_required():
-            del data[key]
-    return data
 
 
 # where a missing id comes from, so that the error names the recovery
@@ -147,7 +139,7 @@ class MuxportServer:
                 "The server is still running: check the target with a listing tool and try again.",
                 code="internal_error", delivery="possibly_sent",
             ))
-        data = dump(result)
+        data = answer_dict(result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
             structured_content=data,

@@ -20,6 +20,12 @@ KINDS = {
 
 # Field comes before the validator so that the pattern also appears in the inputSchema
 # (pydantic drops it from the JSON schema when it follows a BeforeValidator).
+def exact_id(value: str, prefix: str) -> str:
+    """``value`` if it is an exact id with ``prefix`` (%, @, $); ValueError naming the listing."""
+    result: str = _exact_id(prefix)(value)
+    return result
+
+
 def _exact_id(prefix: str) -> Callable[[Any], Any]:
     kind, tool = KINDS[prefix]
 
@@ -82,3 +88,12 @@ class Result(BaseModel):
     """Base of every answer model; ``note`` says what the fields cannot."""
 
     note: str | None = Field(default=None, description="what to do next, when there is more to say")
+
+
+def answer_dict(model: BaseModel) -> dict[str, Any]:
+    """An answer as the server sends it: JSON-ready, optional empty fields (``note``) left out."""
+    data: dict[str, Any] = model.model_dump(mode="json")
+    for key, info in type(model).model_fields.items():
+        if data.get(key, 0) is None and not info.is_required():
+            del data[key]
+    return data

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
-from muxport.errors import NotFound, ServerGone, StartupError, TmuxFailed
+from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,16 @@ def refuse_control_chars(value: str, what: str) -> str:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
         raise StartupError(f"{what} {value!r} contains a control character; pass a plain path")
     return value
+
+
+def refuse_nul(argv: list[str]) -> list[str]:
+    """An argv item cannot carry NUL (the OS would cut it short): refuse, send nothing."""
+    if any("\x00" in item for item in argv):
+        raise InvalidArgument(
+            "a value contains a NUL character (\\0), which cannot reach tmux; "
+            "remove it and call again", delivery="not_sent",
+        )
+    return argv
 
 
 def literal(value: str) -> str:
@@ -82,6 +92,7 @@ class Tmux:
         self.binary = refuse_control_chars(binary, "tmux binary")
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
+        self._starting = anyio.Lock()
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -95,7 +106,7 @@ class Tmux:
 
     async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
         """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
-        argv = self.argv(*commands)
+        argv = refuse_nul(self.argv(*commands))
         done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
         result = TmuxResult(
             done.returncode,
@@ -113,13 +124,21 @@ class Tmux:
         """The tool error for a failed invocation."""
         err = result.stderr.strip() or f"tmux exited with status {result.returncode}"
         for kind, (tool, _) in MISSING.items():
-            marker = f"can't find {kind}"
-            if marker in err:
-                target = err.split(marker, 1)[1].strip(" :\n").splitlines()[0]
-                return NotFound(
-                    f"no {kind} {target} on this server; call {tool} to see the {kind}s that exist",
-                    data={"kind": kind, "target": target},
-                )
+            # "can't find pane: %9" from -t; "no such window: @9" from set-option -w -t
+            for marker in (f"can't find {kind}", f"no such {kind}"):
+                if marker in err:
+                    target = (err.split(marker, 1)[1].strip(" :\n").splitlines() or ["?"])[0]
+                    return NotFound(
+                        f"no {kind} {target} on this server; "
+                        f"call {tool} to see the {kind}s that exist",
+                        data={"kind": kind, "target": target},
+                    )
+        if "no current target" in err:  # any -t target, once the server has no session left
+            return NotFound(
+                "that target does not exist: the tmux server has no sessions now; "
+                "call list_sessions, or create_session to make one",
+                data={"kind": "session", "target": "none"},
+            )
         if is_gone(err):
             return ServerGone(
                 f"the tmux server at {self.socket_path} is not running; create a session "
@@ -130,6 +149,8 @@ class Tmux:
 
     async def _count_existing(self, failure: NotFound) -> NotFound:
         kind = str(failure.data.get("kind"))
+        if kind not in MISSING or failure.data.get("target") == "none":
+            return failure
         tool, query = MISSING[kind]
         listed = await self.run(query, check=False)
         count = len(listed.lines) if listed.returncode == 0 else 0
@@ -142,12 +163,13 @@ class Tmux:
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
-        process = await anyio.open_process(
-            [self.binary, "-S", self.socket_path, *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        async with self._starting:
+            process = await anyio.open_process(
+                refuse_nul([self.binary, "-S", self.socket_path, *args]),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         self._clients.add(process)
         return process
 

@@ -3,7 +3,15 @@
 from muxport import ToolRegistry, hookimpl
 
 from muxport_inspect import (
-    batch, config, environment, hooks, info, listings, screen, search, watching,
+    batch,
+    config,
+    environment,
+    hooks,
+    info,
+    listings,
+    screen,
+    search,
+    watching,
 )
 
 

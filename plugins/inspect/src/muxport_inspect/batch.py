@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, Union
 
-from muxport import Args, Result, ToolContext, ToolError, ToolSpec, tool
+from muxport import Args, Result, ToolContext, ToolError, ToolSpec, answer_dict, tool
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema, create_model
 
 log = logging.getLogger(__name__)
@@ -147,15 +147,6 @@ class BatchResult(Result):
     stopped_at: int | None = Field(description="index of the failure that stopped the batch")
     truncated: bool
     truncated_bytes: int = Field(description="bytes of answers left out to fit 1,000,000 bytes")
-
-
-def answer_dict(model: BaseModel) -> dict[str, Any]:
-    """A nested answer as the server would send it (optional empty fields left out)."""
-    data: dict[str, Any] = model.model_dump(mode="json")
-    for key, info in type(model).model_fields.items():
-        if data.get(key, 0) is None and not info.is_required():
-            del data[key]
-    return data
 
 
 def size(value: Any) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from muxport import InvalidArgument, NotFound, ToolContext
+from muxport.targets import exact_id
 from muxport.transport import MISSING
 
 # Every inspect tool observes only; outputs differ per tool (DESIGN §6, reference table).
@@ -12,19 +13,6 @@ OBSERVE: dict[str, Any] = dict(reach="none", effects=["observe"], secrets=True, 
 METADATA: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata"])
 SCREEN: dict[str, Any] = dict(OBSERVE, outputs=["terminal-content", "tmux-metadata"])
 CONFIGURED: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata", "configured-command"])
-
-
-def exact_target(value: str, prefix: str, kind: str, listing: str) -> str:
-    """Check a target against its id shape, naming the listing tool that gives real ids."""
-    text = value.strip()
-    if text.isdigit():
-        raise ValueError(
-            f"a bare number ({text}) is not a {kind} id: tmux would read it as an index; "
-            f"pass the id from {listing}, e.g. {prefix}{text}"
-        )
-    if not (text.startswith(prefix) and text[1:].isdigit() and len(text) <= 10):
-        raise ValueError(f"{text!r} is not a {kind} id like {prefix}3; call {listing} for the ids")
-    return text
 
 
 TARGETS = {
@@ -45,7 +33,7 @@ def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
             "(or use scope server for the global value)"
         )
     try:
-        return exact_target(target, prefix, scope, listing)
+        return exact_id(target, prefix)
     except ValueError as exc:
         raise InvalidArgument(f"target for scope {scope}: {exc}") from None
 

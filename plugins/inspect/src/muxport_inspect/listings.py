@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from muxport import (
+    Args,
+    Pane,
+    Result,
+    Session,
+    SessionId,
+    ToolContext,
+    Window,
+    WindowId,
+    objects,
+    tool,
+)
+from muxport.errors import InvalidArgument, ServerGone
 from pydantic import Field, model_validator
 
-from muxport import Args, Pane, PaneId, Result, Session, SessionId, ToolContext, Window, WindowId, tool
-from muxport import objects
-from muxport.errors import InvalidArgument, ServerGone
+from muxport_inspect.common import METADATA
 
-META = dict(reach="none", effects=["observe"], outputs=["tmux-metadata"], secrets=True, untrusted=True)
 NO_SERVER_NOTE = (
     "no tmux server is running on this socket; create_session starts one (or run tmux)"
 )
@@ -29,7 +39,7 @@ class ListWindowsArgs(Args):
                                      description="exact session name (instead of session_id)")
 
     @model_validator(mode="after")
-    def one_selector(self) -> "ListWindowsArgs":
+    def one_selector(self) -> ListWindowsArgs:
         if self.session_id and self.session_name:
             raise ValueError("pass session_id or session_name, not both")
         return self
@@ -50,7 +60,7 @@ class PaneList(Result):
     panes: list[Pane]
 
 
-@tool(title="List sessions", **META)  # type: ignore[arg-type]
+@tool(title="List sessions", **METADATA)
 async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
     """List every session of the served tmux server with its id, name, windows and clients."""
     try:
@@ -69,7 +79,7 @@ async def session_by_name(ctx: ToolContext, name: str) -> str:
                           code="not_found")
 
 
-@tool(title="List windows", **META)  # type: ignore[arg-type]
+@tool(title="List windows", **METADATA)
 async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
     """List windows (all, or one session's) with id, index, name, size and pane count."""
     session_id = args.session_id
@@ -84,7 +94,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
     return WindowList(count=len(windows), windows=windows)
 
 
-@tool(title="List panes", **META)  # type: ignore[arg-type]
+@tool(title="List panes", **METADATA)
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
     """List panes (all, one session's or one window's) with command, path, size and caller mark."""
     try:
