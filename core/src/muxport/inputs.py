@@ -21,7 +21,7 @@ from muxport.objects import SEP, fmt, records, unescape
 PANE_FORMAT = {
     "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",
     "input_off": "pane_input_off", "in_mode": "pane_in_mode", "sync": "synchronize-panes",
-    "zoomed": "window_zoomed_flag", "mode": "pane_mode",
+    "zoomed": "window_zoomed_flag", "mode": "pane_mode", "command": "pane_current_command",
 }
 # In list-clients the session, window and pane formats are those the client is showing.
 CLIENT_FORMAT = {
@@ -35,6 +35,8 @@ class Cohort(BaseModel):
     """Every pane that would receive the input, the target first."""
 
     pane_ids: list[str] = Field(description="panes that would receive the input, target first")
+    # read in the same observation, so run_shell_command needs no separate query for it
+    command: str = Field(default="", description="the target pane's foreground command")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class _Pane:
     sync: bool
     zoomed: bool
     mode: str
+    command: str
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def _pane(record: str) -> _Pane:
     f = _fields(record, PANE_FORMAT)
     flags = ("active", "dead", "input_off", "in_mode", "sync", "zoomed")
     flag = {k: f.get(k, "") in ("1", "on") for k in flags}
-    return _Pane(id=f["id"], window_id=f.get("window_id", ""), mode=f.get("mode", ""), **flag)
+    return _Pane(id=f["id"], window_id=f.get("window_id", ""), mode=f.get("mode", ""),
+                 command=f.get("command", ""), **flag)
 
 
 def _client(record: str) -> _Client:
@@ -184,4 +188,4 @@ async def check_input(
             f"send it to {others}; set_synchronize_panes with enabled false on window "
             f"{target.window_id}, or target a pane of another window",
             "synchronized", pane_id, cohort)
-    return Cohort(pane_ids=cohort)
+    return Cohort(pane_ids=cohort, command=target.command)

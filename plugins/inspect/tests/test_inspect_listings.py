@@ -37,3 +37,18 @@ async def test_no_server_is_an_empty_listing_with_a_note(stdio_client, tmux_serv
     assert not result.is_error
     assert result.structured_content["count"] == 0
     assert "create_session" in result.structured_content["note"]
+
+
+async def test_list_panes_with_session_and_window_filters_by_both(mcp_client, shell_pane):
+    pane = shell_pane("dash")
+    other = shell_pane("dash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        both = await client.call_tool(
+            "list_panes", {"session_id": pane.session_id, "window_id": pane.window_id}
+        )
+        outside = await client.call_tool(
+            "list_panes", {"session_id": pane.session_id, "window_id": other.window_id}
+        )
+    assert [p["id"] for p in both.structured_content["panes"]] == [pane.pane_id]
+    assert outside.structured_content["count"] == 0
+    assert "list_windows" in outside.structured_content["note"]

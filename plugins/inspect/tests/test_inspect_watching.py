@@ -296,3 +296,16 @@ async def test_many_waits_share_one_client_and_cancel_cleanly(mcp_client, shell_
             lambda: registry.feeds == {} and len(asyncio.all_tasks()) <= tasks_before,
             "the cancelled wait's tasks to end",
         )
+
+
+async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane):
+    pane = shell_pane("dash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        since = ok(await client.call_tool(
+            "capture_since", {"pane_id": pane.pane_id, "max_lines": 99_999}
+        ))
+        waited = ok(await client.call_tool(
+            "wait_for_text", {"pane_id": pane.pane_id, "timeout": 0, "cursor": since["cursor"]}
+        ))
+    assert since["max_lines"] == 5000 and "clamped to 5000" in since["note"]
+    assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200

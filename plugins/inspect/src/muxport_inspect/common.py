@@ -66,4 +66,5 @@ async def missing(ctx: ToolContext, kind: str, target: str) -> NotFound:
 
 
 def target_missing(stderr: str) -> bool:
-    return "no such" in stderr or "can't find" in stderr
+    # "no current target": the server has no session left, so no target exists
+    return "no such" in stderr or "can't find" in stderr or "no current target" in stderr

@@ -228,13 +228,17 @@ class PositionArgs(Args):
     ]
 
 
+class CornerPane(Pane, Result):
+    """The pane shape of TOOLS.md, with the ``note`` every answer may carry."""
+
+
 GEOMETRY = (
     "#{pane_left}" + SEP + "#{pane_top}" + SEP + "#{pane_right}" + SEP + "#{pane_bottom}" + SEP
 )
 
 
 @tool(title="Find pane by position", **METADATA)
-async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> Pane:
+async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> CornerPane:
     """Find the pane in a corner (top-left, top-right, bottom-left, bottom-right) of a window."""
     out = await ctx.tmux.run(
         ("list-panes", "-t", args.window_id, "-F", GEOMETRY + fmt(objects.PANE_FIELDS)),
@@ -250,7 +254,7 @@ async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> Pane:
             ((vertical, horizontal, (r_ - l_) * (b_ - t_)), parse_pane(rest, ctx.caller))
         )
     candidates.sort(key=lambda item: item[0])
-    return candidates[0][1]
+    return CornerPane(**candidates[0][1].model_dump())
 
 
 TOOLS = [get_server_info, get_session_info, get_window_info, get_pane_info, find_pane_by_position]

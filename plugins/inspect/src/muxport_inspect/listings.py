@@ -97,13 +97,22 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
 @tool(title="List panes", **METADATA)
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
     """List panes (all, one session's or one window's) with command, path, size and caller mark."""
+    # Both given: the window's panes as seen from that session (a window may be linked
+    # into several), so a window outside the session yields none instead of being ignored.
+    window_id = None if args.session_id else args.window_id
     try:
-        panes = await objects.list_panes(ctx.tmux, ctx.caller, args.session_id, args.window_id)
+        panes = await objects.list_panes(ctx.tmux, ctx.caller, args.session_id, window_id)
     except ServerGone:
         if args.session_id or args.window_id:
             raise
         return PaneList(count=0, panes=[], note=NO_SERVER_NOTE)
-    return PaneList(count=len(panes), panes=panes)
+    note = None
+    if args.session_id and args.window_id:
+        panes = [p for p in panes if p.window_id == args.window_id]
+        if not panes:
+            note = (f"window {args.window_id} is not in session {args.session_id}; "
+                    "call list_windows with that session_id for its windows")
+    return PaneList(count=len(panes), panes=panes, note=note)
 
 
 TOOLS = [list_sessions, list_windows, list_panes]

@@ -60,6 +60,7 @@ class WaitForText(Result):
     effective_timeout: float = Field(description="the timeout actually applied")
     truncated: bool
     lines_dropped: int
+    max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
 
 
 NOTES = {
@@ -108,6 +109,7 @@ class Wait:
             effective_timeout=self.timeout,
             truncated=kept.truncated,
             lines_dropped=kept.lines_dropped,
+            max_lines=self.budget,
             note=note,
         )
 

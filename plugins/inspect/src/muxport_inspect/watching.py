@@ -50,6 +50,7 @@ class CaptureSince(Result):
     )
     truncated: bool
     lines_dropped: int
+    max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
 
 
 @tool(title="Capture new pane lines since a cursor", **META)  # type: ignore[arg-type]
@@ -68,6 +69,8 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
     current, result = await advance(ctx, args.pane_id, None, budget, args.cursor)
     kept = keep_newest(result.lines, budget)
     notes = []
+    if args.max_lines is not None and args.max_lines != budget:
+        notes.append(f"max_lines {args.max_lines} was clamped to {budget}")
     if args.cursor is None:
         notes.append(
             "baseline taken: no lines returned; pass cursor to the next capture_since "
@@ -88,6 +91,7 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         continuous=result.continuous,
         truncated=kept.truncated,
         lines_dropped=kept.lines_dropped,
+        max_lines=budget,
         note="; ".join(notes) or None,
     )
 

@@ -38,7 +38,8 @@ class Topology:
         if not found:
             count = len({getattr(p, kind) for p in self.places})
             raise NotFound(
-                f"no {kind} {target} on this server; call {KINDS[kind]} for the {count} that exist"
+                f"no {kind} {target} on this server; call {KINDS[kind]} for the {count} that exist",
+                data={"kind": kind, "target": target},
             )
         return found
 
