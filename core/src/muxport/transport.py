@@ -92,7 +92,6 @@ class Tmux:
         self.binary = refuse_control_chars(binary, "tmux binary")
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
-        self._starting = anyio.Lock()
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -163,13 +162,12 @@ class Tmux:
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
-        async with self._starting:
-            process = await anyio.open_process(
-                refuse_nul([self.binary, "-S", self.socket_path, *args]),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+        process = await anyio.open_process(
+            refuse_nul([self.binary, "-S", self.socket_path, *args]),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self._clients.add(process)
         return process
 

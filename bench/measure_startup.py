@@ -1,0 +1,92 @@
+"""Start of the process to the ``tools/list`` answer, resident memory, and the size of the surface.
+
+Each start is a fresh process (no warm caches beyond the OS page cache, the same for
+both). RSS is VmRSS of the server process right after its ``tools/list`` answer.
+``tools/list`` bytes: the result as compact JSON (both normalised the same way); the
+part a model sees is each tool's name, description and input schema.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from bench.harness import Row, connect, median, met, ratio, secs, status_field, tmux_box
+
+RUNS = 10
+
+
+def surface_bytes(listed: Any) -> tuple[int, int, int]:
+    """(tool count, whole tools/list bytes, bytes a model sees)."""
+    whole = json.dumps(
+        listed.model_dump(mode="json", by_alias=True, exclude_none=True), separators=(",", ":")
+    )
+    seen = sum(
+        len(t.name)
+        + len(t.description or "")
+        + len(json.dumps(t.input_schema, separators=(",", ":")))
+        for t in listed.tools
+    )
+    return len(listed.tools), len(whole.encode()), seen
+
+
+async def one_start(side: str, box: Any) -> tuple[float, int, Any]:
+    start = time.perf_counter()
+    async with connect(side, box) as session:
+        listed = await session.client.list_tools()
+        elapsed = time.perf_counter() - start
+        rss = status_field(session.pid, "VmRSS") if session.pid > 0 else -1
+    return elapsed, rss, listed
+
+
+async def measure() -> list[Row]:
+    times: dict[str, list[float]] = {"muxport": [], "peer": []}
+    rss: dict[str, list[int]] = {"muxport": [], "peer": []}
+    listing: dict[str, Any] = {}
+    async with tmux_box() as (box, _pane):
+        for _ in range(RUNS):  # interleaved so that background load hits both alike
+            for side in ("muxport", "peer"):
+                elapsed, kb, listed = await one_start(side, box)
+                times[side].append(elapsed)
+                rss[side].append(kb)
+                listing[side] = listed
+    tm, tp = median(times["muxport"]), median(times["peer"])
+    rm, rp = median(rss["muxport"]) / 1024, median(rss["peer"]) / 1024
+    (nm, wm, sm), (np_, wp, sp) = surface_bytes(listing["muxport"]), surface_bytes(listing["peer"])
+    return [
+        Row(
+            "start -> tools/list (median of 10)",
+            secs(tm),
+            secs(tp),
+            ratio(tm, tp),
+            "<= 1.5 s and <= 0.55x",
+            met(tm <= 1.5 and tm <= 0.55 * tp),
+            {"muxport": times["muxport"], "peer": times["peer"]},
+        ),
+        Row(
+            "resident memory after tools/list",
+            f"{rm:.1f} MB",
+            f"{rp:.1f} MB",
+            ratio(rm, rp),
+            "<= 0.55x",
+            met(rm <= 0.55 * rp),
+        ),
+        Row(
+            f"(d) tools/list bytes, default surface ({nm} vs {np_} tools)",
+            f"{wm:,} B",
+            f"{wp:,} B",
+            ratio(wm, wp),
+            "",
+            "-",
+            {"muxport_tools": nm, "peer_tools": np_},
+        ),
+        Row(
+            "(d) part a model sees (names, descriptions, input schemas)",
+            f"{sm:,} B",
+            f"{sp:,} B",
+            ratio(sm, sp),
+            "",
+            "-",
+        ),
+    ]
