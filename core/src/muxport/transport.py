@@ -16,6 +16,7 @@ import anyio
 from anyio.abc import Process
 
 from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
+from muxport.sharing import Batch, SharedReads
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,11 @@ class Tmux:
         self.binary = refuse_control_chars(binary, "tmux binary")
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
+        self._reads = SharedReads(lambda commands: self.run(*commands, check=False))
+        self._batch = Batch(lambda commands: self.run(*commands, check=False))
+        # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
+        # clients one at a time, so that a quick call is served between two of 200 starts.
+        self._starting = anyio.Lock()
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -113,11 +119,29 @@ class Tmux:
             done.stderr.decode("utf-8", "replace"),
         )
         if check and result.returncode != 0:
-            failure = self.failure(result)
-            if isinstance(failure, NotFound):
-                failure = await self._count_existing(failure)
-            raise failure
+            raise await self._failed(result)
         return result
+
+    async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
+        failure = self.failure(result)
+        if isinstance(failure, NotFound):
+            failure = await self._count_existing(failure)
+        return failure
+
+    async def read(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
+        """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
+        for at the same time share ONE invocation that starts after each of them asked."""
+        key = tuple(tuple(str(arg) for arg in command) for command in commands)
+        result = await self._reads.read(key)
+        assert isinstance(result, TmuxResult)
+        if check and result.returncode != 0:
+            raise await self._failed(result)
+        return result
+
+    async def send_batched(self, *command: str) -> None:
+        """Run one command whose output nobody reads, batched with others sent at the same
+        moment into ONE invocation (``wait-for -S`` when many waits time out together)."""
+        await self._batch.send(command)
 
     def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         """The tool error for a failed invocation."""
@@ -162,13 +186,14 @@ class Tmux:
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
-        process = await anyio.open_process(
-            refuse_nul([self.binary, "-S", self.socket_path, *args]),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self._clients.add(process)
+        async with self._starting:
+            process = await anyio.open_process(
+                refuse_nul([self.binary, "-S", self.socket_path, *args]),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            self._clients.add(process)
         return process
 
     async def stop_client(self, process: Process) -> None:

@@ -74,7 +74,8 @@ def window_rows(budget: int) -> int:
 async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
     """Capture ``rows_back`` history rows (None: all) plus the screen, with the position."""
     start = "-" if rows_back is None else str(-rows_back)
-    out = await ctx.tmux.run(
+    # read: many waits on one pane share one look (each still gets a fresh one).
+    out = await ctx.tmux.read(
         ("display-message", "-p", "-t", pane_id, POSITION),
         ("capture-pane", "-p", "-J", "-t", pane_id, "-S", start, "-E", "-"),
     )

@@ -115,7 +115,7 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     sign = signer(ctx)
     # display-message alone prints for some other pane when the target is missing;
     # has-session fails for it, naming the pane.
-    where = await ctx.tmux.run(
+    where = await ctx.tmux.read(
         ("has-session", "-t", args.pane_id),
         ("display-message", "-p", "-t", args.pane_id, "#{session_id} #{pane_pid}"),
     )

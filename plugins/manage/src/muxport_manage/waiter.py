@@ -112,7 +112,7 @@ class Waiter:
             await self.release(process)
 
     async def server_gone(self) -> bool:
-        probe = await self.ctx.tmux.run(("display-message", "-p", "#{pid}"), check=False)
+        probe = await self.ctx.tmux.read(("display-message", "-p", "#{pid}"), check=False)
         return probe.returncode != 0
 
     async def release(self, process: Process) -> None:
@@ -127,7 +127,8 @@ class Waiter:
                 # Wake our own waiter rather than kill it: a killed waiter stays
                 # registered and would swallow the next signal.
                 with anyio.move_on_after(RELEASE):
-                    await self.ctx.tmux.run(("wait-for", "-S", "--", self.channel), check=False)
+                    # Batched: when many waits time out together, one invocation wakes them all.
+                    await self.ctx.tmux.send_batched("wait-for", "-S", "--", self.channel)
                     await process.wait()
             # With other muxport waits on the channel a killed waiter is harmless: the
             # next signal wakes them and it together, and the last one out wakes it.
