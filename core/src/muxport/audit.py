@@ -1,6 +1,6 @@
 """The audit log: ``LIBTMUX_AUDIT=stderr|PATH`` writes one JSON line per tool call.
 
-Targets (``*_id`` arguments) are written as they are; every other value is
+Targets (``*_id`` arguments holding exact tmux ids) are written as they are; every other value is
 written as its length and a SHA-256 prefix, never in clear. A new file is
 created with mode 0600.
 """
@@ -10,16 +10,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from muxport.errors import StartupError
+
 
 def _digest(value: Any) -> dict[str, Any]:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return {"length": len(text), "sha256": hashlib.sha256(text.encode()).hexdigest()[:16]}
+
+
+# Only exact tmux ids are written in clear: a ``*_id`` argument can hold anything a
+# client sends (a pasted secret included), and the log must never show it.
+_TMUX_ID = re.compile(r"[%@$][0-9]{1,9}")
+
+
+def _target(value: Any) -> Any:
+    return value if isinstance(value, str) and _TMUX_ID.fullmatch(value) else _digest(value)
 
 
 class Entry:
@@ -30,7 +42,7 @@ class Entry:
         self.data: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "tool": tool,
-            "target": {k: v for k, v in args.items() if k.endswith("_id") and isinstance(v, str)},
+            "target": {k: _target(v) for k, v in args.items() if k.endswith("_id")},
             "payload": {k: _digest(v) for k, v in args.items() if not k.endswith("_id")},
             "outcome": "cancelled",
             "error_code": None,
@@ -56,7 +68,13 @@ class Audit:
             return cls(None, False)
         if where == "stderr":
             return cls(sys.stderr, False)
-        fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StartupError(
+                f"LIBTMUX_AUDIT={where!r} cannot be opened ({exc.strerror}); "
+                "name a writable file, or 'stderr'"
+            ) from exc
         return cls(os.fdopen(fd, "a", encoding="utf-8"), True)
 
     @contextmanager

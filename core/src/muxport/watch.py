@@ -166,6 +166,11 @@ class Registry:
                     feed = Feed(session_id)
                     self.feeds[session_id] = feed
                     await self._start(ctx, feed)
+                    # Attach under the lock: tmux 3.3a crashes (control_write on a client
+                    # without control state) when another control client attaches or
+                    # leaves while one is still attaching. One at a time avoids it.
+                    with anyio.move_on_after(READY_TIMEOUT):
+                        await feed.ready.wait()
                 feed.watchers.setdefault(activity.pane_id, set()).add(activity)
                 activity.feed = feed
         # Output printed before the client is attached would not be announced: the
@@ -211,8 +216,8 @@ class Registry:
                     if self.feeds.get(feed.session_id) is feed:
                         del self.feeds[feed.session_id]
                     stop = feed
-            if stop is not None:
-                await stop_feed(tmux, stop)
+                if stop is not None:  # under the lock too: see join
+                    await stop_feed(tmux, stop)
 
     async def close(self, tmux: Tmux) -> None:
         """Stop every control client (server shutdown)."""
@@ -229,6 +234,11 @@ async def stop_feed(tmux: Tmux, feed: Feed) -> None:
     if process is None:
         return
     with anyio.CancelScope(shield=True):
+        # tmux 3.3a crashes (control_write on a client without control state) when a
+        # control client goes away before it is attached while another one exists:
+        # let it finish attaching (its %session-changed) before closing its stdin.
+        with anyio.move_on_after(READY_TIMEOUT):
+            await feed.ready.wait()
         if process.stdin is not None:
             try:
                 await process.stdin.aclose()
