@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import anyio
 
@@ -110,6 +111,19 @@ async def serve(args: argparse.Namespace) -> None:
     await started.server.serve_stdio()
 
 
+def exit_now(code: int) -> NoReturn:
+    """End the process once serving ended cleanly, skipping interpreter teardown.
+
+    By then every tmux client is reaped, every private file removed and the audit log
+    closed; what is left (collecting ~100k objects, unloading modules) took 0.15 s of
+    CPU, which a loaded machine stretched past the 1 s EOF-to-exit budget.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=os.environ.get("MUXPORT_LOG", "WARNING"), stream=sys.stderr,
@@ -121,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             anyio.run(doctor, args)
         else:
             anyio.run(serve, args)
+            exit_now(0)
     except StartupError as exc:
         print(f"muxport: {exc}", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ PANE_FORMAT = {
     "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",
     "input_off": "pane_input_off", "in_mode": "pane_in_mode", "sync": "synchronize-panes",
     "zoomed": "window_zoomed_flag", "mode": "pane_mode", "command": "pane_current_command",
+    "pid": "pane_pid",
 }
 # In list-clients the session, window and pane formats are those the client is showing.
 CLIENT_FORMAT = {
@@ -37,6 +38,7 @@ class Cohort(BaseModel):
     pane_ids: list[str] = Field(description="panes that would receive the input, target first")
     # read in the same observation, so run_shell_command needs no separate query for it
     command: str = Field(default="", description="the target pane's foreground command")
+    pane_pid: str = Field(default="", description="the target pane's process id")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class _Pane:
     zoomed: bool
     mode: str
     command: str
+    pid: str
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,7 @@ def _pane(record: str) -> _Pane:
     flags = ("active", "dead", "input_off", "in_mode", "sync", "zoomed")
     flag = {k: f.get(k, "") in ("1", "on") for k in flags}
     return _Pane(id=f["id"], window_id=f.get("window_id", ""), mode=f.get("mode", ""),
-                 command=f.get("command", ""), **flag)
+                 command=f.get("command", ""), pid=f.get("pid", ""), **flag)
 
 
 def _client(record: str) -> _Client:
@@ -188,4 +191,4 @@ async def check_input(
             f"send it to {others}; set_synchronize_panes with enabled false on window "
             f"{target.window_id}, or target a pane of another window",
             "synchronized", pane_id, cohort)
-    return Cohort(pane_ids=cohort, command=target.command)
+    return Cohort(pane_ids=cohort, command=target.command, pane_pid=target.pid)

@@ -114,7 +114,10 @@ async def test_read_only_client_does_not_block_input(mcp_client, tmux_server, sh
 
 async def test_synchronized_panes_form_the_cohort(mcp_client, tmux_server, shell_pane):
     pane = shell_pane("bash")
-    other = tmux_server.cmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.pane_id)
+    # A shell without the user's startup files (they may be slow, or wait on a lock);
+    # keys typed before it reads them wait in the terminal.
+    other = tmux_server.cmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.pane_id,
+                            "exec bash --noprofile --norc -i")
     other = other.strip()
     channel = '"sync-${TMUX_PANE#%}"'  # one channel per receiving pane, expanded by its shell
     signal = f"{tmux_server.binary} -S {tmux_server.socket_path} wait-for -S {channel}"

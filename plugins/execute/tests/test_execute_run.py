@@ -46,7 +46,7 @@ async def test_runs_return_only_output_and_status(
             "completed",
         )
         assert first["framed"] is True and first["lines_missed"] is False
-        assert first["run_id"].startswith("run-")
+        assert first["run_id"].startswith("run-") and first["max_lines"] == 200
         assert (await run(client, p, "false"))["exit_status"] == 1
         three = await run(client, p, "echo bye; exit 3")
         assert (three["output"], three["exit_status"]) == (["bye"], 3)

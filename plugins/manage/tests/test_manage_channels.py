@@ -27,8 +27,9 @@ def not_pending(tmux_server: Any, channel: str) -> bool:
     return True
 
 
-def wait_for_processes(channel: str) -> list[str]:
-    """Command lines of running processes that wait on ``channel`` (a /proc scan)."""
+def wait_for_processes(tmux_server: Any, channel: str) -> list[str]:
+    """Command lines of running processes that wait on ``channel`` of this test's server
+    (a /proc scan; other tests' servers, run at the same time, use the same names)."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -38,7 +39,8 @@ def wait_for_processes(channel: str) -> list[str]:
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if b"wait-for" in argv and channel.encode() in argv:
+        mine = tmux_server.socket_path.encode() in argv
+        if mine and b"wait-for" in argv and channel.encode() in argv:
             found.append(" ".join(a.decode(errors="replace") for a in argv))
     return found
 
@@ -88,7 +90,7 @@ async def test_signalled_by_a_pane_after_the_call_starts(mcp_client, shell_pane,
     assert "note" not in result.structured_content
     assert result.structured_content["seconds"] < 20
     assert not_pending(tmux_server, "mx-go")
-    assert wait_for_processes("mx-go") == []
+    assert wait_for_processes(tmux_server, "mx-go") == []
 
 
 async def test_timed_out_leaves_no_waiter_behind(mcp_client, tmux_server, shell_pane):
@@ -98,7 +100,7 @@ async def test_timed_out_leaves_no_waiter_behind(mcp_client, tmux_server, shell_
     data = result.structured_content
     assert data["outcome"] == "timed_out" and data["effective_timeout"] == 0.5
     assert data["seconds"] >= 0.5 and "wait_for_channel again" in data["note"]
-    assert wait_for_processes("mx-quiet") == []
+    assert wait_for_processes(tmux_server, "mx-quiet") == []
     # No dead waiter swallows the next signal: a later signal is kept for the next wait.
     assert not_pending(tmux_server, "mx-quiet")
 
@@ -134,13 +136,13 @@ async def test_cancelled_wait_leaves_no_client_and_no_lost_signal(
             )
             with anyio.fail_after(15):
                 await registered.wait()
-            assert len(wait_for_processes("mx-cancel")) == 1
+            assert len(wait_for_processes(tmux_server, "mx-cancel")) == 1
             group.cancel_scope.cancel()
         assert answers == []
         # The server releases its waiter as soon as it handles the cancellation: poll
         # for that (bounded), a condition rather than a fixed sleep.
         with anyio.fail_after(10):
-            while wait_for_processes("mx-cancel"):  # noqa: ASYNC110 (a /proc condition)
+            while wait_for_processes(tmux_server, "mx-cancel"):  # noqa: ASYNC110 (a /proc condition)
                 await anyio.sleep(0.02)
         # The server is still answering, and the channel is clean.
         later = await client.call_tool("signal_channel", {"channel": "mx-after"})
@@ -158,7 +160,7 @@ async def test_server_gone_while_waiting(mcp_client, tmux_server, shell_pane):
     assert again.structured_content["outcome"] == "server_gone"
     assert again.structured_content["seconds"] < 10
     assert result.structured_content["outcome"] == "server_gone"
-    assert wait_for_processes("mx-gone") == []
+    assert wait_for_processes(tmux_server, "mx-gone") == []
 
 
 async def test_a_timeout_beside_another_wait_does_not_wake_it(mcp_client, tmux_server, shell_pane):
@@ -176,8 +178,9 @@ async def test_a_timeout_beside_another_wait_does_not_wake_it(mcp_client, tmux_s
             )
             assert short.structured_content["outcome"] == "timed_out"
             assert answers == []  # the long wait was not woken by the short one's exit
-            assert len(wait_for_processes("mx-two")) == 1  # only the long wait's client
+            # only the long wait's client
+            assert len(wait_for_processes(tmux_server, "mx-two")) == 1
             tmux_server.cmd("wait-for", "-S", "mx-two")
         assert answers[0].structured_content["outcome"] == "signalled"
-    assert wait_for_processes("mx-two") == []
+    assert wait_for_processes(tmux_server, "mx-two") == []
     assert not_pending(tmux_server, "mx-two")  # the short wait's waiter was consumed too

@@ -24,7 +24,7 @@ from muxport.inputs import check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute.run_watch import observe, watch
+from muxport_execute.run_watch import foreground_group, observe, watch
 from muxport_execute.runs import STATE_KEY, Run, RunTable
 
 MAX_COMMAND = 65_536
@@ -67,6 +67,7 @@ class RunAnswer(Result):
     run_id: str = Field(description="pass to wait_for_run to collect a run that is still going")
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
+    max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
 
 
 def table(ctx: ToolContext) -> RunTable:
@@ -93,7 +94,8 @@ def answer(
     stored_dropped: int = 0,
     note: str | None = None,
 ) -> RunAnswer:
-    kept = keep_newest(lines, clamp_lines(max_lines))
+    budget = clamp_lines(max_lines)
+    kept = keep_newest(lines, budget)
     return RunAnswer(
         pane_id=run.pane_id,
         outcome=outcome,
@@ -106,6 +108,7 @@ def answer(
         run_id=run.run_id,
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
+        max_lines=budget,
         note=note,
     )
 
@@ -139,11 +142,6 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
     )
 
 
-async def foreground(ctx: ToolContext, pane_id: str) -> str:
-    out = await ctx.tmux.run(("display-message", "-p", "-t", pane_id, "#{pane_current_command}"))
-    return out.stdout.strip()
-
-
 @tool(
     title="Run a shell command",
     reach="pane-command",
@@ -164,8 +162,9 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     run = runs.reserve(args.pane_id)
     waiter = None
     try:
-        await check_input(ctx, args.pane_id, exactly_one=True)
-        program = await foreground(ctx, args.pane_id)
+        cohort = await check_input(ctx, args.pane_id, exactly_one=True)
+        # Read while the shell has the terminal: the run has ended when it has it again.
+        program, group = cohort.command, foreground_group(cohort.pane_pid)
         if not frames.is_posix_shell(program):
             raise Refused(
                 f"pane {args.pane_id} is running {program or 'no program'}, not a POSIX shell "
@@ -201,7 +200,7 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     pane_pid = sent.stdout.strip()
 
     async def follow() -> None:
-        await watch(ctx.tmux, run, waiter, pane_pid, program)
+        await watch(ctx.tmux, run, waiter, pane_pid, program, group)
 
     ctx.spawn(follow)
     return await settle(ctx, run, timeout, args.max_lines)

@@ -10,6 +10,7 @@ pane runs beside the waiter because a killed pane never signals.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,8 +28,11 @@ State = Literal["alive", Gone]
 PROBE = f"#{{pane_dead}}{SEP}#{{pane_pid}}{SEP}#{{pane_current_command}}"
 PROBE_FIRST, PROBE_MAX = 0.1, 1.0
 # tmux may handle the frame's signal before it has read the pane's last bytes, and the
-# shell may not have reaped the frame yet: look again a few times (about 0.3 s in all).
-SETTLE_DELAYS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1)
+# shell may not have reaped the frame yet: look again (quickly at first, then every
+# SETTLE_STEP) until both are done, for at most SETTLE_BOUND (a loaded machine can take
+# hundreds of milliseconds to schedule the shell).
+SETTLE_DELAYS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)
+SETTLE_STEP, SETTLE_BOUND = 0.1, 10.0
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,8 @@ class Observation:
 def _classify(stderr: str) -> State | None:
     if is_gone(stderr):
         return "server_gone"
-    if "can't find" in stderr:
+    # "no current target": the pane was the last one, so the server has no session left
+    if "can't find" in stderr or "no current target" in stderr:
         return "pane_gone"
     return None
 
@@ -81,6 +86,33 @@ async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
     return Observation(_state(first, pane_pid), lines[1:], first.split(SEP)[-1])
 
 
+def foreground_group(pane_pid: str) -> int | None:
+    """The process group that owns the terminal of the pane's process (Linux ``/proc``).
+
+    None where there is no ``/proc`` or the process is gone: callers then rely on the
+    name tmux reports.
+    """
+    try:
+        with open(f"/proc/{int(pane_pid)}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        group = int(fields[5])  # state ppid pgrp session tty_nr tpgid
+    except (OSError, ValueError, IndexError):
+        return None
+    return group if group > 0 else None
+
+
+def shell_has_terminal(seen: Observation, shell: str, pane_pid: str, group: int | None) -> bool:
+    """Whether the pane's shell (not a child of it) is in the foreground again.
+
+    The frame's subshell is a fork of the shell, so tmux names it like the shell; and
+    between its exit and the shell reaping it, tmux names the pane's start command. The
+    process group that had the terminal when the run was dispatched tells them apart.
+    """
+    if seen.command != shell:
+        return False
+    return group is None or foreground_group(pane_pid) in (group, None)
+
+
 def gone_note(state: Gone, run: Run) -> str:
     if state == "server_gone":
         return (
@@ -93,7 +125,9 @@ def gone_note(state: Gone, run: Run) -> str:
     )
 
 
-async def conclude(tmux: Tmux, run: Run, pane_pid: str, shell: str, gone: Gone | None) -> None:
+async def conclude(
+    tmux: Tmux, run: Run, pane_pid: str, shell: str, group: int | None, gone: Gone | None
+) -> None:
     """Read the status and the output of a run that ended, and record them.
 
     The run counts as ended once its end marker is on the screen and the pane's shell
@@ -108,14 +142,16 @@ async def conclude(tmux: Tmux, run: Run, pane_pid: str, shell: str, gone: Gone |
         run.finish(gone, [], False, True, status, gone_note(gone, run))
         return
     found = Extracted([], False, False, None)
-    for delay in SETTLE_DELAYS:
-        await anyio.sleep(delay)
+    deadline = anyio.current_time() + SETTLE_BOUND
+    for look in itertools.count():
+        await anyio.sleep(SETTLE_DELAYS[look] if look < len(SETTLE_DELAYS) else SETTLE_STEP)
         seen = await observe(tmux, run.pane_id, pane_pid)
         if seen.state == "pane_gone" or seen.state == "server_gone":
             run.finish(seen.state, [], False, True, status, gone_note(seen.state, run))
             return
         found = extract(frame, seen.lines)
-        if found.ended and seen.command == shell:
+        settled = found.ended and shell_has_terminal(seen, shell, pane_pid, group)
+        if settled or anyio.current_time() >= deadline:
             break
     if status is None:
         status = found.status
@@ -136,7 +172,9 @@ async def conclude(tmux: Tmux, run: Run, pane_pid: str, shell: str, gone: Gone |
     )
 
 
-async def watch(tmux: Tmux, run: Run, waiter: Process, pane_pid: str, shell: str) -> None:
+async def watch(
+    tmux: Tmux, run: Run, waiter: Process, pane_pid: str, shell: str, shell_group: int | None
+) -> None:
     """Background task: wait for the run's signal (or its pane's end), then conclude it."""
     frame = run.frame
     assert frame is not None
@@ -165,7 +203,7 @@ async def watch(tmux: Tmux, run: Run, waiter: Process, pane_pid: str, shell: str
             group.start_soon(signalled)
             group.start_soon(liveness)
         await tmux.stop_client(waiter)
-        await conclude(tmux, run, pane_pid, shell, gone)
+        await conclude(tmux, run, pane_pid, shell, shell_group, gone)
     except ToolError as error:
         run.finish(
             "completed",
