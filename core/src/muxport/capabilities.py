@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muxport.declare import ToolSpec
+from muxport.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
 RESOURCE_URI = "tmux://capabilities"
@@ -64,8 +64,8 @@ def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
         "may_return_untrusted_content": spec.may_return_untrusted_content,
         "amplifies_future_input": spec.amplifies_future_input,
         "annotations": dict(CONSERVATIVE),
-        "input_schema": args.model_json_schema(),
-        "output_schema": spec.result.model_json_schema(mode="serialization"),
+        "input_schema": input_schema(args),
+        "output_schema": output_schema(spec.result),
         "input_literalization": dict(spec.input_literalization),
         "nested_authority": [],
     }

@@ -7,6 +7,7 @@ types are pydantic models; the decorator records the capability row fields
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -108,6 +109,18 @@ def tool(
         return func
 
     return decorate
+
+
+@functools.cache
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema for arguments, made once (rows, listing and rules share it)."""
+    return model.model_json_schema()
+
+
+@functools.cache
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema for answers (serialization mode), made once."""
+    return model.model_json_schema(mode="serialization")
 
 
 def spec_of(func: object) -> ToolSpec | None:

@@ -6,7 +6,7 @@ import dataclasses
 import json
 from collections.abc import Iterable
 
-from muxport.declare import EFFECT_ORDER, ToolFunc, ToolSpec, spec_of
+from muxport.declare import EFFECT_ORDER, ToolFunc, ToolSpec, input_schema, spec_of
 from muxport.errors import StartupError
 
 SOCKET_WORDS = ("socket", "socket_name", "socket_path")
@@ -65,7 +65,7 @@ def _violations(spec: ToolSpec) -> Iterable[str]:
         yield "teardown tools include the delete effect"
     if spec.name in spec.nested_authority:
         yield "nested authority never names the tool itself"
-    schema = json.dumps(spec.args.model_json_schema())
+    schema = json.dumps(input_schema(spec.args))
     if any(f'"{word}"' in schema for word in SOCKET_WORDS):
         yield "no input schema offers a socket selector"
     unknown = set(spec.input_literalization) - set(spec.args.model_fields)

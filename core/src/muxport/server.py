@@ -71,8 +71,8 @@ class MuxportServer:
                 name=name,
                 title=spec.title,
                 description=describe(spec),
-                input_schema=surface.args[name].model_json_schema(),
-                output_schema=spec.result.model_json_schema(mode="serialization"),
+                input_schema=surface.rows[name]["input_schema"],
+                output_schema=surface.rows[name]["output_schema"],
                 annotations=types.ToolAnnotations(
                     title=spec.title, read_only_hint=False, destructive_hint=True,
                     idempotent_hint=False, open_world_hint=True,
