@@ -221,7 +221,7 @@ async def test_continuous_output_is_never_discontinuous(mcp_client, shell_pane, 
 @pytest.mark.parametrize(
     "arguments, fragment",
     [
-        ({"patterns": ["a("], "regex": True}, "not a valid regular expression"),
+        ({"patterns": ["a("], "regex": True}, "not a usable regular expression"),
         ({"patterns": ["x"] * 33}, "at most 32"),
         ({"patterns": ["é" * 2049]}, "at most 4096"),
         ({"patterns": ["a" * 4000] * 5}, "the limit is 16384"),

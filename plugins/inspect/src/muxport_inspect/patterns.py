@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from muxport import InvalidArgument
+from muxport.regex import compile_user_regex, search
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32
@@ -76,11 +77,11 @@ class Patterns:
                 compiled = None
                 if regex:
                     try:
-                        compiled = re.compile(text)
-                    except re.error as exc:
+                        compiled = compile_user_regex(text)
+                    except ValueError as exc:
                         raise InvalidArgument(
-                            f"{what}[{index}] {text[:80]!r} is not a valid regular expression "
-                            f"({exc}); fix it, or pass regex: false to match it as plain text"
+                            f"{what}[{index}] {text[:80]!r} is not a usable regular expression: "
+                            f"{exc}; or pass regex: false to match it as plain text"
                         ) from None
                 built.append((text, compiled))
             return tuple(built)
@@ -101,4 +102,4 @@ class Patterns:
 
 
 def _found(text: str, compiled: re.Pattern[str] | None, line: str) -> bool:
-    return compiled.search(line) is not None if compiled is not None else text in line
+    return search(compiled, line) >= 0 if compiled is not None else text in line

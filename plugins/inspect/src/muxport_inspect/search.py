@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
 from collections.abc import Callable
 
 from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
 from muxport.objects import SEP, records, scope
+from muxport.regex import compile_user_regex, search
 from pydantic import BaseModel, Field, field_validator
 
 from muxport_inspect.common import SCREEN, utf8_len
@@ -84,18 +84,14 @@ def matcher(args: SearchArgs) -> Callable[[str], int]:
     if not args.regex:
         return lambda line: line.find(args.pattern)
     try:
-        compiled = re.compile(args.pattern)
-    except re.error as exc:
+        compiled = compile_user_regex(args.pattern)
+    except ValueError as exc:
         raise InvalidArgument(
-            f"pattern is not a valid regular expression ({exc}); fix it, or pass regex: false "
+            f"pattern is not a usable regular expression: {exc}; or pass regex: false "
             "to search for the text literally"
         ) from None
 
-    def find(line: str) -> int:
-        found = compiled.search(line)
-        return found.start() if found else -1
-
-    return find
+    return lambda line: search(compiled, line)
 
 
 def clip(line: str, start: int) -> str:
