@@ -78,9 +78,7 @@ async def test_respawn_revives_a_dead_pane_and_refuses_the_caller(mcp_client, tm
     assert refused.is_error and refused.meta["error_code"] == "refused"
     assert "muxport runs in" in refused.content[0].text
     tmux_server.cmd("set", "-p", "-t", pane.pane_id, "remain-on-exit", "on")
-    tmux_server.cmd("set-hook", "-p", "-t", pane.pane_id, "pane-died", "wait-for -S died-c")
-    pane.type("exit")
-    tmux_server.wait_for("died-c")
+    tmux_server.kill_pane_program(pane.pane_id)
     assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_dead}").strip() == "1"
     async with mcp_client(toolsets=["execute"]) as (client, _app):
         result = await client.call_tool("respawn_pane", {"pane_id": pane.pane_id})

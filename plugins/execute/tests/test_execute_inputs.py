@@ -75,9 +75,7 @@ async def test_pane_in_copy_mode_is_refused_and_left_in_it(mcp_client, tmux_serv
 async def test_dead_and_input_disabled_panes_are_refused(mcp_client, tmux_server, shell_pane):
     dead, off = shell_pane("dash"), shell_pane("dash")
     tmux_server.cmd("set", "-p", "-t", dead.pane_id, "remain-on-exit", "on")
-    tmux_server.cmd("set-hook", "-p", "-t", dead.pane_id, "pane-died", "wait-for -S died-i")
-    dead.type("exit")
-    tmux_server.wait_for("died-i")
+    tmux_server.kill_pane_program(dead.pane_id)
     tmux_server.cmd("select-pane", "-d", "-t", off.pane_id)
     async with mcp_client(toolsets=["execute"]) as (client, _app):
         assert "respawn_pane" in await refused(client, dead.pane_id, "dead")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +45,22 @@ class TmuxServer:
     def wait_for(self, channel: str, timeout: float = READY_TIMEOUT) -> None:
         """Block until ``tmux wait-for -S channel`` is run (bounded)."""
         self.cmd("wait-for", channel, timeout=timeout)
+
+    def kill_pane_program(self, pane_id: str, timeout: float = READY_TIMEOUT) -> None:
+        """End a pane's program with SIGKILL and wait until tmux shows the pane dead.
+
+        The pane stays (dead) only where ``remain-on-exit`` is on. tmux fires no hook
+        when a pane's pty closes (``pane-died`` waits for the exit status, which tmux
+        3.3a was seen to collect late, or not at all, under heavy load), so this is a
+        bounded poll of ``pane_dead``.
+        """
+        pid = int(self.cmd("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip())
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + timeout
+        while self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead}").strip() != "1":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"pane {pane_id} not dead {timeout} s after SIGKILL")
+            time.sleep(0.02)  # bounded poll: no tmux event marks a closed pty
 
     def clients(self) -> list[str]:
         done = subprocess.run(
