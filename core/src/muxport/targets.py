@@ -18,8 +18,6 @@ KINDS = {
 }
 
 
-# Field comes before the validator so that the pattern also appears in the inputSchema
-# (pydantic drops it from the JSON schema when it follows a BeforeValidator).
 def exact_id(value: str, prefix: str) -> str:
     """``value`` if it is an exact id with ``prefix`` (%, @, $); ValueError naming the listing."""
     result: str = _exact_id(prefix)(value)
@@ -43,6 +41,8 @@ def _exact_id(prefix: str) -> Callable[[Any], Any]:
     return check
 
 
+# Field comes before the validator so that the pattern also appears in the inputSchema
+# (pydantic drops it from the JSON schema when it follows a BeforeValidator).
 PaneId = Annotated[
     str,
     Field(pattern=r"^%[0-9]{1,9}$", description="exact pane id, e.g. %3 (from list_panes)"),

@@ -16,7 +16,7 @@ import anyio
 from anyio.abc import Process
 
 from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport.sharing import Batch, SharedReads
+from muxport.sharing import SHARED_LIMIT, Batch, SharedReads
 
 log = logging.getLogger(__name__)
 
@@ -124,15 +124,22 @@ class Tmux:
 
     async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         failure = self.failure(result)
-        if isinstance(failure, NotFound):
-            failure = await self._count_existing(failure)
+        kind, target = failure.data.get("kind"), failure.data.get("target")
+        if isinstance(failure, NotFound) and kind in MISSING and target != "none":
+            return await self.missing(str(kind), str(target))
         return failure
 
     async def read(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
         """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
         for at the same time share ONE invocation that starts after each of them asked."""
         key = tuple(tuple(str(arg) for arg in command) for command in commands)
-        result = await self._reads.read(key)
+        try:
+            result = await self._reads.read(key)
+        except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
+            raise TmuxFailed(
+                f"tmux did not answer within {SHARED_LIMIT:g} s (a busy or stuck server); "
+                "try again, or call get_server_info to check it", retryable=True,
+            ) from None
         assert isinstance(result, TmuxResult)
         if check and result.returncode != 0:
             raise await self._failed(result)
@@ -170,19 +177,17 @@ class Tmux:
             )
         return TmuxFailed(f"tmux said: {err.splitlines()[0]}", delivery="possibly_sent")
 
-    async def _count_existing(self, failure: NotFound) -> NotFound:
-        kind = str(failure.data.get("kind"))
-        if kind not in MISSING or failure.data.get("target") == "none":
-            return failure
+    async def missing(self, kind: str, target: str) -> NotFound:
+        """The not-found error for ``target`` (a pane, window or session), with how many of
+        its kind exist; for tools that detect a missing target themselves (tmux 3.3a's
+        ``display-message -t`` prints empty fields for one instead of failing)."""
         tool, query = MISSING[kind]
         listed = await self.run(query, check=False)
         count = len(listed.lines) if listed.returncode == 0 else 0
-        failure.message = (
-            f"no {kind} {failure.data.get('target')} on this server; "
-            f"call {tool} for the {count} that exist"
+        return NotFound(
+            f"no {kind} {target} on this server; call {tool} for the {count} that exist",
+            data={"kind": kind, "target": target},
         )
-        failure.args = (failure.message,)
-        return failure
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""

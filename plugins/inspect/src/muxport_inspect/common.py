@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from muxport import InvalidArgument, NotFound, ToolContext
+from muxport import InvalidArgument
 from muxport.targets import exact_id
-from muxport.transport import MISSING
 
 # Every inspect tool observes only; outputs differ per tool (DESIGN §6, reference table).
 OBSERVE: dict[str, Any] = dict(reach="none", effects=["observe"], secrets=True, untrusted=True)
@@ -48,21 +47,6 @@ def scope_of_target(target: str) -> str | None:
 
 def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
-
-
-async def missing(ctx: ToolContext, kind: str, target: str) -> NotFound:
-    """The not-found error for ``target``, with how many of its kind exist.
-
-    tmux 3.3a's ``display-message -t`` prints empty fields for a missing target and
-    ``show-options`` names the wrong kind, so tools check and report it themselves.
-    """
-    tool, query = MISSING[kind]
-    listed = await ctx.tmux.run(query, check=False)
-    count = len(listed.lines) if listed.returncode == 0 else 0
-    return NotFound(
-        f"no {kind} {target} on this server; call {tool} for the {count} that exist",
-        data={"kind": kind, "target": target},
-    )
 
 
 def target_missing(stderr: str) -> bool:

@@ -16,7 +16,6 @@ from pydantic import BeforeValidator, Field
 
 from muxport_inspect.common import (
     CONFIGURED,
-    missing,
     scoped_target,
     target_missing,
 )
@@ -48,7 +47,7 @@ async def get_tmux_variables(ctx: ToolContext, args: VariablesArgs) -> Variables
     out = await ctx.tmux.run(("display-message", "-p", *target, "#{pane_id}" + sep + fmt))
     found, *parts = out.stdout.split(sep)
     if args.pane_id and found != args.pane_id:
-        raise await missing(ctx, "pane", args.pane_id)
+        raise await ctx.tmux.missing("pane", args.pane_id)
     values: dict[str, str] = {}
     room = MAX_CHARS
     clipped = []
@@ -137,7 +136,7 @@ async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
     )
     if out.returncode != 0:
         if target and target_missing(out.stderr):
-            raise await missing(ctx, args.scope, target)
+            raise await ctx.tmux.missing(args.scope, target)
         if "invalid option" not in out.stderr:
             raise ctx.tmux.failure(out)
         if not args.name.startswith("@"):

@@ -8,7 +8,7 @@ from muxport import Args, Result, SessionId, ToolContext, tool
 from muxport.budgets import MAX_CHARS
 from pydantic import Field, model_validator
 
-from muxport_inspect.common import OBSERVE, missing, target_missing
+from muxport_inspect.common import OBSERVE, target_missing
 from muxport_inspect.listings import session_by_name
 
 
@@ -46,7 +46,7 @@ async def show_environment(ctx: ToolContext, args: EnvironmentArgs) -> Environme
     out = await ctx.tmux.run(("show-environment", "-s", *where), check=False)
     if out.returncode != 0:
         if session_id and target_missing(out.stderr):
-            raise await missing(ctx, "session", session_id)
+            raise await ctx.tmux.missing("session", session_id)
         raise ctx.tmux.failure(out)
     variables: dict[str, str] = {}
     unset: list[str] = []

@@ -7,7 +7,7 @@ import re
 from muxport import Args, InvalidArgument, Result, ToolContext, tool
 from pydantic import Field
 
-from muxport_inspect.common import OBSERVE, missing, scope_of_target, scoped_target, target_missing
+from muxport_inspect.common import OBSERVE, scope_of_target, scoped_target, target_missing
 from muxport_inspect.config import ScopeArg
 
 
@@ -53,7 +53,7 @@ async def show_hooks(ctx: ToolContext, args: HooksArgs) -> Hooks:
     for command in commands:
         out = await ctx.tmux.run(command, check=False)
         if out.returncode != 0 and target and target_missing(out.stderr):
-            raise await missing(ctx, scope, target)
+            raise await ctx.tmux.missing(scope, target)
         if out.returncode != 0 and "invalid option" in out.stderr:
             continue  # a session hook asked at window scope (or the reverse)
         if out.returncode != 0:

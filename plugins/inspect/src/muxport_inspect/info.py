@@ -20,11 +20,8 @@ from muxport import (
 from muxport.objects import SEP, fmt, parse, parse_pane, records
 from pydantic import BaseModel, BeforeValidator, Field
 
-from muxport_inspect.common import METADATA, missing
-
-
-class NoArgs(Args):
-    pass
+from muxport_inspect.common import METADATA
+from muxport_inspect.listings import NoArgs
 
 
 class Client(BaseModel):
@@ -203,7 +200,7 @@ async def get_pane_info(ctx: ToolContext, args: PaneArgs) -> PaneDetail:
     rows = records(out.stdout)
     fields = rows[0].split(SEP, 4) if rows else []
     if len(fields) < 5 or not fields[4].startswith("%"):
-        raise await missing(ctx, "pane", args.pane_id)
+        raise await ctx.tmux.missing("pane", args.pane_id)
     extra, rest = fields[:4], fields[4]
     pane = parse_pane(rest, ctx.caller)
     status = extra[3]

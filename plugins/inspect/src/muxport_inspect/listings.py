@@ -14,7 +14,7 @@ from muxport import (
     objects,
     tool,
 )
-from muxport.errors import InvalidArgument, ServerGone
+from muxport.errors import NotFound, ServerGone
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import METADATA
@@ -75,8 +75,8 @@ async def session_by_name(ctx: ToolContext, name: str) -> str:
     for session in await objects.list_sessions(ctx.tmux):
         if session.name == name:
             return session.id
-    raise InvalidArgument(f"no session named {name!r}; call list_sessions for the names that exist",
-                          code="not_found")
+    raise NotFound(f"no session named {name!r}; call list_sessions for the names that exist",
+                   data={"kind": "session", "target": name})
 
 
 @tool(title="List windows", **METADATA)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from muxport import TmuxFailed, ToolContext
+from muxport.objects import END, SEP
 
 from muxport_inspect.cursors import (
     ANCHOR_LINES,
@@ -23,7 +24,6 @@ from muxport_inspect.cursors import (
     signer,
 )
 
-SEP, END = "\x1f", "\x1e"
 POSITION = (
     SEP.join(
         (

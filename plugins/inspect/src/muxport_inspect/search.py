@@ -141,7 +141,7 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
     started = time.monotonic()
     matches: list[Match] = []
     searched = lines_read = bytes_read = 0
-    limited = len(panes) > CEILING_PANES
+    limited = False
     more = False
     todo = panes[:CEILING_PANES]
     for offset in range(0, len(todo), CHUNK):
@@ -181,6 +181,8 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
                 searched += 1
         if limited:
             break
+    # past the pane ceiling: the first CEILING_PANES panes are searched, the rest are not
+    limited = limited or len(panes) > CEILING_PANES
     notes = []
     if limited:
         notes.append(

@@ -10,6 +10,7 @@ from muxport import (
     Args,
     Pane,
     PaneId,
+    Result,
     Session,
     SessionId,
     ToolContext,
@@ -39,16 +40,16 @@ class SetPaneTitleArgs(Args):
     title: PaneTitle
 
 
-class SessionAnswer(Session):
-    note: str | None = None
+class SessionAnswer(Session, Result):
+    pass
 
 
-class WindowAnswer(Window):
-    note: str | None = None
+class WindowAnswer(Window, Result):
+    pass
 
 
-class PaneAnswer(Pane):
-    note: str | None = None
+class PaneAnswer(Pane, Result):
+    pass
 
 
 @tool(title="Rename a session", literalization={"new_name": "double-hash-once"}, **NAMED)

@@ -32,9 +32,9 @@ class HistoryAnswer(Result):
 
 @tool(title="Turn mouse support on or off", **OPTION)
 async def set_mouse_enabled(ctx: ToolContext, args: MouseArgs) -> MouseAnswer:
-    """Turn tmux mouse support on or off for every session: the global option `set -g mouse` writes.
+    """Turn tmux mouse support on or off server-wide (the global `mouse` option, `set -g`).
 
-    A session with its own mouse setting keeps it.
+    It applies to every session without its own mouse setting; one with its own keeps it.
     """
     out = await ctx.tmux.run(
         ("set-option", "-g", "mouse", "on" if args.enabled else "off"),

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from muxport import ToolContext
 from muxport.errors import NotFound, Refused
+from muxport.objects import SEP
 
-SEP = "\x1f"
 PLACE = SEP.join(
     ("#{pane_id}", "#{window_id}", "#{session_id}", "#{window_panes}", "#{session_windows}")
 )
