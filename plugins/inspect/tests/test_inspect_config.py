@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls
 
 
 async def test_config_tools_over_stdio(stdio_client, shell_pane, tmux_server):
@@ -19,13 +19,8 @@ async def test_config_tools_over_stdio(stdio_client, shell_pane, tmux_server):
     tmux_server.cmd("set-hook", "-gw", "pane-exited", "run-shell 'echo #{window_id}'")
     tmux_server.cmd("set-hook", "-t", session, "session-renamed", "run-shell true")
     async with stdio_client(toolsets=["inspect"]) as client:
+        call = CheckedCalls(client)
         tools = {t.name: t for t in (await client.list_tools()).tools}
-
-        async def call(name, arguments):
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, result.content
-            assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-            return result.structured_content
 
         variables = await call(
             "get_tmux_variables",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls
 
 
 async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_server):
@@ -16,13 +16,8 @@ async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_s
     ).strip()
     layout = tmux_server.cmd("display-message", "-p", "-t", window, "#{window_layout}").strip()
     async with stdio_client(toolsets=["inspect"]) as client:
+        call = CheckedCalls(client)
         tools = {t.name: t for t in (await client.list_tools()).tools}
-
-        async def call(name, arguments):
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, result.content
-            assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-            return result.structured_content
 
         server = await call("get_server_info", {})
         session = await call("get_session_info", {"session_id": pane.session_id})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls, tool_schema_errors
 
 _serial = itertools.count(1)
 
@@ -37,13 +37,8 @@ async def test_screen_tools_over_stdio(stdio_client, tmux_server):
     )
     other_id, other_session = printing_pane(tmux_server, "printf 'needle two\\nNEEDLE upper\\n'")
     async with stdio_client(toolsets=["inspect"]) as client:
+        call = CheckedCalls(client)
         tools = {t.name: t for t in (await client.list_tools()).tools}
-
-        async def call(name, arguments):
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, result.content
-            assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-            return result.structured_content
 
         screen = await call("capture_pane", {"pane_id": pane_id})
         snap = await call("snapshot_pane", {"pane_id": pane_id, "history": True, "max_lines": 3})

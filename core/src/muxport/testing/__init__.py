@@ -5,11 +5,17 @@ The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so
 project that installs muxport gets them.
 """
 
-from muxport.testing.clients import in_process_client, stdio_client, tool_schema_errors
+from muxport.testing.clients import (
+    CheckedCalls,
+    in_process_client,
+    stdio_client,
+    tool_schema_errors,
+)
 from muxport.testing.fake import FakeTmux
 from muxport.testing.server import ShellPane, TmuxServer
 
 __all__ = [
+    "CheckedCalls",
     "FakeTmux",
     "ShellPane",
     "TmuxServer",

@@ -101,3 +101,24 @@ def tool_schema_errors(output_schema: dict[str, Any] | None, structured: Any) ->
         return ["the tool declares no outputSchema"]
     validator = jsonschema.Draft202012Validator(output_schema)
     return [error.message for error in validator.iter_errors(structured)]
+
+
+class CheckedCalls:
+    """Call tools through ``client`` and check every answer: no tool error, and the
+    ``structuredContent`` valid against the tool's own ``outputSchema``.
+
+    ``tools`` holds the listed tools by name once the first call has listed them.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.tools: dict[str, Any] = {}
+
+    async def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        if not self.tools:
+            self.tools = {t.name: t for t in (await self.client.list_tools()).tools}
+        result = await self.client.call_tool(name, arguments or {})
+        assert not result.is_error, result.content
+        errors = tool_schema_errors(self.tools[name].output_schema, result.structured_content)
+        assert errors == [], errors
+        return result.structured_content
