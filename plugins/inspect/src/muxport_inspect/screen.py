@@ -7,6 +7,7 @@ so they describe the same moment.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from muxport import (
     Args,
@@ -71,6 +72,20 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
     return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body.removeprefix("\n")))
 
 
+def bounded(screen: Screen, requested: int | None) -> dict[str, Any]:
+    """The answer fields both reads share: the newest lines within the budgets, and why."""
+    budget = clamp_lines(requested)
+    kept = keep_newest(screen.lines, budget)
+    clipped = kept.truncated and kept.lines_dropped == 0
+    return {
+        "content": kept.lines,
+        "truncated": kept.truncated,
+        "lines_dropped": kept.lines_dropped,
+        "max_lines": budget,
+        "note": budget_note(requested, budget, kept.lines_dropped, clipped),
+    }
+
+
 def budget_note(requested: int | None, used: int, dropped: int, clipped: bool) -> str | None:
     parts = []
     if requested is not None and requested != used:
@@ -99,18 +114,9 @@ class CapturedPane(Result):
 async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
     """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
     screen = await read_screen(ctx, args.pane_id, args.history)
-    budget = clamp_lines(args.max_lines)
-    kept = keep_newest(screen.lines, budget)
-    clipped = kept.truncated and kept.lines_dropped == 0
+    fields = bounded(screen, args.max_lines)
     return CapturedPane(
-        pane_id=screen.pane.id,
-        content=kept.lines,
-        line_count=len(kept.lines),
-        truncated=kept.truncated,
-        lines_dropped=kept.lines_dropped,
-        cursor=screen.cursor,
-        max_lines=budget,
-        note=budget_note(args.max_lines, budget, kept.lines_dropped, clipped),
+        pane_id=screen.pane.id, line_count=len(fields["content"]), cursor=screen.cursor, **fields
     )
 
 
@@ -127,18 +133,7 @@ class Snapshot(Result):
 async def snapshot_pane(ctx: ToolContext, args: CaptureArgs) -> Snapshot:
     """Return a pane's metadata and its screen read at the same moment (one tmux invocation)."""
     screen = await read_screen(ctx, args.pane_id, args.history)
-    budget = clamp_lines(args.max_lines)
-    kept = keep_newest(screen.lines, budget)
-    clipped = kept.truncated and kept.lines_dropped == 0
-    return Snapshot(
-        pane=screen.pane,
-        content=kept.lines,
-        cursor=screen.cursor,
-        truncated=kept.truncated,
-        lines_dropped=kept.lines_dropped,
-        max_lines=budget,
-        note=budget_note(args.max_lines, budget, kept.lines_dropped, clipped),
-    )
+    return Snapshot(pane=screen.pane, cursor=screen.cursor, **bounded(screen, args.max_lines))
 
 
 TOOLS = [capture_pane, snapshot_pane]
