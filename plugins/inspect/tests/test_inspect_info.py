@@ -81,15 +81,12 @@ async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_s
 async def test_zoom_dead_pane_and_stopped_server(mcp_client, shell_pane, tmux_server):
     pane = shell_pane("dash")
     tmux_server.cmd("set-option", "-g", "remain-on-exit", "on")
-    # The hook first: it fires once tmux has the exit status (pane_dead turns 1 earlier,
-    # when the pty closes), and a signal sent before the wait is kept for it.
-    tmux_server.cmd("set-hook", "-g", "pane-died", "wait-for -S muxport-died")
     dead = tmux_server.cmd(
         "split-window", "-d", "-h", "-t", pane.pane_id, "-P", "-F", "#{pane_id}", "exit 3"
     ).strip()
     tmux_server.cmd("resize-pane", "-Z", "-t", pane.pane_id)
     async with mcp_client(toolsets=["inspect"]) as (client, _app):
-        tmux_server.wait_for("muxport-died")
+        assert tmux_server.wait_exit_status(dead) == "3"
         info = (await client.call_tool("get_pane_info", {"pane_id": dead})).structured_content
         zoomed = (
             await client.call_tool("get_window_info", {"window_id": pane.window_id})

@@ -62,6 +62,29 @@ class TmuxServer:
                 raise TimeoutError(f"pane {pane_id} not dead {timeout} s after SIGKILL")
             time.sleep(0.02)  # bounded poll: no tmux event marks a closed pty
 
+    def wait_exit_status(self, pane_id: str, timeout: float = READY_TIMEOUT) -> str:
+        """Wait until tmux has collected a dead pane's exit status, and return it.
+
+        Under heavy load (another test suite beside this one) tmux 3.3a was seen to miss
+        the SIGCHLD of a pane's program and leave it a zombie: the pane shows dead, but
+        no status ever arrives and ``pane-died`` never fires. strace showed one more
+        SIGCHLD makes the server reap it, so the server gets one if the status is late.
+        A bounded poll: tmux fires no event before the status is known.
+        """
+        start = time.monotonic()
+        nudged = False
+        while True:
+            status = self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
+            if status.strip():
+                return status.strip()
+            waited = time.monotonic() - start
+            if waited > timeout:
+                raise TimeoutError(f"no exit status for pane {pane_id} after {timeout} s")
+            if not nudged and waited > 1.0:
+                os.kill(int(self.cmd("display-message", "-p", "#{pid}").strip()), signal.SIGCHLD)
+                nudged = True
+            time.sleep(0.02)  # bounded poll: see above
+
     def clients(self) -> list[str]:
         done = subprocess.run(
             [self.binary, "-S", self.socket_path, "list-clients", "-F",
