@@ -7,6 +7,7 @@ import time
 from typing import Literal
 
 import anyio
+from anyio.abc import Process
 from muxport import (
     Args,
     MaxLines,
@@ -20,7 +21,7 @@ from muxport import (
     tool,
 )
 from muxport.errors import Refused, ToolError
-from muxport.inputs import check_input
+from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
@@ -142,6 +143,48 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
     )
 
 
+async def waiter_and_check(
+    ctx: ToolContext, channel: str, pane_id: str
+) -> tuple[Process, Cohort]:
+    """Start the run's wait-for client while the first input check runs: they are
+    independent, and the client costs a tmux process start (about 2 ms) a run would
+    otherwise wait for. Nothing reaches the pane before the check passes."""
+    started: list[Process] = []
+    problems: list[Exception] = []
+
+    async def start() -> None:
+        try:
+            started.append(await ctx.tmux.start_client("wait-for", channel))
+        except Exception as exc:  # raised below, outside the task group
+            problems.append(exc)
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(start)
+            try:
+                cohort = await check_input(ctx, pane_id, exactly_one=True)
+            except Exception as exc:  # raised below, after the client has started
+                problems.insert(0, exc)
+        if problems:
+            raise problems[0]
+    except BaseException:
+        for process in started:
+            await release_waiter(ctx, process, channel)
+        raise
+    return started[0], cohort
+
+
+async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> None:
+    """End a run's wait-for client that will never be signalled (the run was refused or
+    cancelled before dispatch). It is woken rather than only killed: a killed waiter
+    stays registered on the tmux server."""
+    with anyio.CancelScope(shield=True):
+        with anyio.move_on_after(2):
+            await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
+            await process.wait()
+        await ctx.tmux.stop_client(process)
+
+
 @tool(
     title="Run a shell command",
     reach="pane-command",
@@ -162,7 +205,10 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     run = runs.reserve(args.pane_id)
     waiter = None
     try:
-        cohort = await check_input(ctx, args.pane_id, exactly_one=True)
+        run.frame = frames.prepare(
+            args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
+        )
+        waiter, cohort = await waiter_and_check(ctx, run.frame.channel, args.pane_id)
         # Read while the shell has the terminal: the run has ended when it has it again.
         program, group = cohort.command, foreground_group(cohort.pane_pid)
         if not frames.is_posix_shell(program):
@@ -172,10 +218,6 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
                 "there; use send_keys to type into it",
                 data={"reason": "not_a_shell", "pane_id": args.pane_id, "command": program},
             )
-        run.frame = frames.prepare(
-            args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
-        )
-        waiter = await ctx.tmux.start_client("wait-for", run.frame.channel)
         await check_input(ctx, args.pane_id, exactly_one=True)  # again, right before dispatch
         line = run.frame.typed_line(args.suppress_history) + "\r"
         try:
@@ -190,7 +232,9 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
         run.dispatched = True
     except BaseException:
         with anyio.CancelScope(shield=True):
-            if waiter is not None:
+            if waiter is not None and run.frame is not None and not run.dispatched:
+                await release_waiter(ctx, waiter, run.frame.channel)
+            elif waiter is not None:
                 await ctx.tmux.stop_client(waiter)
             if run.frame is not None and not run.dispatched:
                 run.frame.remove()
