@@ -119,6 +119,14 @@ def unknown_option(name: str, scope: str, err: str) -> InvalidArgument:
     )
 
 
+def not_set(args: OptionArgs, target: str | None, note: str | None) -> OptionValue:
+    """The answer for an option that has no value at this scope."""
+    return OptionValue(
+        scope=args.scope, target=target, name=args.name, value=None, set=False,
+        inherited=False, note=note,
+    )
+
+
 @tool(title="Show option", **CONFIGURED)
 async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
     """Read one tmux option at server, session, window or pane scope: value, set, inherited."""
@@ -141,28 +149,12 @@ async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
             raise ctx.tmux.failure(out)
         if not args.name.startswith("@"):
             raise unknown_option(args.name, args.scope, out.stderr.strip())
-        return OptionValue(
-            scope=args.scope,
-            target=target,
-            name=args.name,
-            value=None,
-            set=False,
-            inherited=False,
-            note="the user option is not set at this scope",
-        )
+        return not_set(args, target, "the user option is not set at this scope")
     named, _, raw = out.stdout.partition(marker + "\n")
     keys = [line.split(" ", 1)[0] for line in named.splitlines() if line]
     if not keys:
         hint = None if args.effective else "pass effective: true to see the inherited value"
-        return OptionValue(
-            scope=args.scope,
-            target=target,
-            name=args.name,
-            value=None,
-            set=False,
-            inherited=False,
-            note=hint,
-        )
+        return not_set(args, target, hint)
     value = raw[:-1] if raw.endswith("\n") else raw
     return OptionValue(
         scope=args.scope,
