@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from muxport.errors import StartupError
-from muxport.selection import SelectionRequest, check_names
+from muxport._internal.errors import StartupError
+from muxport._internal.selection import SelectionRequest, check_names
 
 CASES = [
     ({"LIBTMUX_TOOLSETS": "inspect,"}, [], "LIBTMUX_TOOLSETS has an empty name"),

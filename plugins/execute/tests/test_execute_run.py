@@ -6,8 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from mcp.shared.exceptions import MCPError
-from muxport.testing import tool_schema_errors
+from muxport.testing import MCPError, tool_schema_errors
 
 QUOTING = (
     "x=$(printf '%s' \"it's\")\n"

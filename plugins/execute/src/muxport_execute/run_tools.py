@@ -9,24 +9,28 @@ from typing import Literal
 import anyio
 from anyio.abc import Process
 from muxport import (
+    COMMAND,
+    READ,
     Args,
+    Cohort,
     MaxLines,
     PaneId,
+    Refused,
     Result,
     Timeout,
     ToolContext,
+    ToolError,
+    check_input,
     clamp_lines,
     effective_timeout,
     keep_newest,
     tool,
 )
-from muxport.errors import Refused, ToolError
-from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
 from muxport_execute.run_watch import foreground_group, observe, watch
-from muxport_execute.runs import STATE_KEY, Run, RunTable
+from muxport_execute.runs import Run, RunTable
 
 MAX_COMMAND = 65_536
 AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
@@ -69,19 +73,6 @@ class RunAnswer(Result):
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
     max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
-
-
-def table(ctx: ToolContext) -> RunTable:
-    def make() -> RunTable:
-        runs = RunTable()
-
-        async def remove_files() -> None:
-            runs.remove_files()
-
-        ctx.on_shutdown(remove_files)
-        return runs
-
-    return ctx.state(STATE_KEY, make)
 
 
 def answer(
@@ -185,22 +176,14 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
         await ctx.tmux.stop_client(process)
 
 
-@tool(
-    title="Run a shell command",
-    reach="pane-command",
-    effects=["observe", "change"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
+@tool(COMMAND, title="Run a shell command")
+async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's POSIX shell and return its exit status and only its output.
 
     The command runs in a subshell (cd, export, exit do not outlive it), is never typed
     (a private script is sourced), and completes through tmux wait-for. A run that
     outlives the timeout answers timed_out with a run_id for wait_for_run.
     """
-    runs = table(ctx)
     timeout = effective_timeout(args.timeout)
     run = runs.reserve(args.pane_id)
     waiter = None
@@ -250,21 +233,14 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     return await settle(ctx, run, timeout, args.max_lines)
 
 
-@tool(
-    title="Wait for a run",
-    reach="none",
-    effects=["observe"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def wait_for_run(ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
+@tool(READ.replace(output_classes=["terminal-content", "tmux-metadata"]), title="Wait for a run")
+async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run that run_shell_command started and return its exit status and output.
 
     Works after the run ended too (finished runs are kept an hour, at most 64 runs);
     it never sends anything to a pane.
     """
-    run = table(ctx).get(args.run_id)
+    run = runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
 
 

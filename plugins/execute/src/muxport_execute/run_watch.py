@@ -16,9 +16,7 @@ from typing import Literal
 
 import anyio
 from anyio.abc import Process
-from muxport.errors import ToolError
-from muxport.objects import SEP
-from muxport.transport import Tmux, is_gone
+from muxport import SEP, Tmux, ToolError, is_gone
 
 from muxport_execute.frame import Extracted, extract
 from muxport_execute.runs import Run

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from muxport import READ, InvalidArgument, exact_id
 
-from muxport import InvalidArgument
-from muxport.targets import exact_id
-
-# Every inspect tool observes only; outputs differ per tool (DESIGN §6, reference table).
-OBSERVE: dict[str, Any] = dict(reach="none", effects=["observe"], secrets=True, untrusted=True)
-METADATA: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata"])
-SCREEN: dict[str, Any] = dict(OBSERVE, outputs=["terminal-content", "tmux-metadata"])
-CONFIGURED: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata", "configured-command"])
+# Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
+METADATA = READ
+SCREEN = READ.replace(output_classes=["terminal-content", "tmux-metadata"])
+CONFIGURED = READ.replace(output_classes=["tmux-metadata", "configured-command"])
 
 
 TARGETS = {

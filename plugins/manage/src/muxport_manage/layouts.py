@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from muxport.errors import InvalidArgument
+from muxport import InvalidArgument
 
 PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 _HEAD = re.compile(r"[0-9a-fA-F]{4},")

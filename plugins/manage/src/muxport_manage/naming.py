@@ -7,20 +7,26 @@ tmux stored at that moment. ``--`` keeps a name like ``-x`` from being read as a
 from __future__ import annotations
 
 from muxport import (
+    PANE_FIELDS,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
     Args,
+    InvalidArgument,
     Pane,
     PaneId,
     Result,
     Session,
     SessionId,
+    TmuxFailed,
     ToolContext,
     Window,
     WindowId,
+    fmt,
     literal,
-    objects,
+    parse,
+    records,
     tool,
 )
-from muxport.errors import InvalidArgument, TmuxFailed
 
 from muxport_manage.common import NAMED, PaneTitle, SessionName, WindowName
 
@@ -52,13 +58,13 @@ class PaneAnswer(Pane, Result):
     pass
 
 
-@tool(title="Rename a session", literalization={"new_name": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Rename a session", input_literalization={"new_name": "double-hash-once"})
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAnswer:
     """Rename one session (by id) to exactly new_name; '#' is stored literally, never expanded."""
     try:
         out = await ctx.tmux.run(
             ("rename-session", "-t", args.session_id, "--", literal(args.new_name)),
-            ("display-message", "-p", "-t", args.session_id, objects.fmt(objects.SESSION_FIELDS)),
+            ("display-message", "-p", "-t", args.session_id, fmt(SESSION_FIELDS)),
         )
     except TmuxFailed as exc:
         if "duplicate session" in exc.message:
@@ -67,11 +73,11 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
                 "(list_sessions shows the names in use)"
             ) from exc
         raise
-    record = objects.records(out.stdout)[0]
-    return objects.parse(SessionAnswer, objects.SESSION_FIELDS, record)
+    record = records(out.stdout)[0]
+    return parse(SessionAnswer, SESSION_FIELDS, record)
 
 
-@tool(title="Rename a window", literalization={"new_name": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Rename a window", input_literalization={"new_name": "double-hash-once"})
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswer:
     """Rename one window (by id) to exactly new_name and keep it: automatic renaming is turned off.
 
@@ -79,13 +85,13 @@ async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswe
     """
     out = await ctx.tmux.run(
         ("rename-window", "-t", args.window_id, "--", literal(args.new_name)),
-        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
+        ("display-message", "-p", "-t", args.window_id, fmt(WINDOW_FIELDS)),
     )
-    record = objects.records(out.stdout)[0]
-    return objects.parse(WindowAnswer, objects.WINDOW_FIELDS, record)
+    record = records(out.stdout)[0]
+    return parse(WindowAnswer, WINDOW_FIELDS, record)
 
 
-@tool(title="Set a pane title", literalization={"title": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Set a pane title", input_literalization={"title": "double-hash-once"})
 async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer:
     """Set one pane's title (by id) to exactly title; '#' is stored literally, never expanded.
 
@@ -93,11 +99,11 @@ async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer
     """
     out = await ctx.tmux.run(
         ("select-pane", "-t", args.pane_id, "-T", literal(args.title)),
-        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
+        ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
     )
-    record = objects.records(out.stdout)[0]
-    pane = objects.parse(
-        PaneAnswer, objects.PANE_FIELDS, record, caller=ctx.caller.marks(args.pane_id)
+    record = records(out.stdout)[0]
+    pane = parse(
+        PaneAnswer, PANE_FIELDS, record, caller=ctx.caller.marks(args.pane_id)
     )
     if pane.title != args.title:
         pane.note = (

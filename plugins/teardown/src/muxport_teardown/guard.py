@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import ToolContext
-from muxport.errors import NotFound, Refused
-from muxport.objects import SEP
+from muxport import SEP, NotFound, Refused, ToolContext
 
 PLACE = SEP.join(
     ("#{pane_id}", "#{window_id}", "#{session_id}", "#{window_panes}", "#{session_windows}")

@@ -13,8 +13,8 @@ from typing import Literal
 
 import anyio
 
-from muxport.errors import StartupError
-from muxport.transport import Tmux, refuse_control_chars
+from muxport._internal.errors import StartupError
+from muxport._internal.transport import Tmux, refuse_control_chars
 
 DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport.transport import Tmux
+from muxport._internal.transport import Tmux
 
 Relation = Literal["inside", "other-server", "outside", "unknown"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
-from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
+from muxport._internal.sharing import SHARED_LIMIT, Batch, SharedReads
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,12 @@ newline in a path from splitting a record.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
-from muxport.caller import Caller
-from muxport.transport import Tmux
+from muxport._internal.caller import Caller
+from muxport._internal.transport import Tmux
 
 SEP = "\x1f"
 END = "\x1e"
@@ -137,29 +136,3 @@ async def list_panes(
 ) -> list[Pane]:
     out = await tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
     return [parse_pane(line, caller) for line in records(out.stdout)]
-
-
-# display-message -t %99 exits 0 with empty fields in tmux 3.3a, so single records are
-# read with commands that fail on a missing target (list-* -t, has-session).
-async def get_pane(tmux: Tmux, caller: Caller, pane_id: str) -> Pane:
-    only = "#{==:#{pane_id}," + pane_id + "}"
-    out = await tmux.run(("list-panes", "-t", pane_id, "-f", only, "-F", fmt(PANE_FIELDS)))
-    return parse_pane(records(out.stdout)[0], caller)
-
-
-async def get_window(tmux: Tmux, window_id: str) -> Window:
-    only = "#{==:#{window_id}," + window_id + "}"
-    out = await tmux.run(("list-windows", "-t", window_id, "-f", only, "-F", fmt(WINDOW_FIELDS)))
-    return parse(Window, WINDOW_FIELDS, records(out.stdout)[0])
-
-
-async def get_session(tmux: Tmux, session_id: str) -> Session:
-    out = await tmux.run(
-        ("has-session", "-t", session_id),
-        ("display-message", "-p", "-t", session_id, fmt(SESSION_FIELDS)),
-    )
-    return parse(Session, SESSION_FIELDS, records(out.stdout)[0])
-
-
-def ids(records: Sequence[BaseModel]) -> list[str]:
-    return [str(getattr(r, "id")) for r in records]  # noqa: B009

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from muxport.context import ToolContext
-from muxport.errors import Refused
-from muxport.objects import SEP, fmt, records, unescape
+from muxport._internal.context import ToolContext
+from muxport._internal.errors import Refused
+from muxport._internal.objects import SEP, fmt, records, unescape
 
 PANE_FORMAT = {
     "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",
