@@ -50,6 +50,7 @@ from muxport._internal.objects import (
     Pane,
     Session,
     Window,
+    apply,
     fmt,
     list_panes,
     list_sessions,
@@ -73,20 +74,20 @@ from muxport._internal.targets import (
     answer_dict,
     exact_id,
 )
-from muxport._internal.transport import Tmux, TmuxResult, is_gone, literal
+from muxport._internal.transport import KINDS, Tmux, TmuxResult, classify, literal
 from muxport._internal.watch import Activity, watcher
 
 __version__ = VERSION
 
 __all__ = [
-    "CHANGE", "COMMAND", "DELETE", "END", "INPUT", "MAX_CHARS", "MAX_LINES", "PANE_FIELDS",
+    "CHANGE", "COMMAND", "DELETE", "END", "INPUT", "KINDS", "MAX_CHARS", "MAX_LINES", "PANE_FIELDS",
     "READ", "SEP", "SESSION_FIELDS", "SPAWN", "WINDOW_FIELDS", "Activity", "Args", "Bounded",
     "Caller", "Capability", "Cohort", "Effect", "InvalidArgument", "MaxLines", "NotFound",
     "OutputClass", "Pane", "PaneId", "PaneTitle", "Reach", "Refused", "Result", "ServerGone",
     "Session", "SessionId", "SessionName", "StartDirectory", "Timeout", "Tmux", "TmuxFailed",
     "TmuxResult", "ToolContext", "ToolError", "ToolRegistry", "ToolSpec", "Toolbox", "Window",
-    "WindowId", "WindowName", "answer_dict", "check_input", "clamp_lines", "compile_user_regex",
-    "effective_timeout", "exact_id", "fmt", "hookimpl", "is_gone", "keep_newest", "list_panes",
-    "list_sessions", "list_windows", "literal", "parse", "parse_pane", "records", "scope",
-    "search", "tool", "unescape", "watcher",
+    "WindowId", "WindowName", "answer_dict", "apply", "check_input", "clamp_lines", "classify",
+    "compile_user_regex", "effective_timeout", "exact_id", "fmt", "hookimpl", "keep_newest",
+    "list_panes", "list_sessions", "list_windows", "literal", "parse", "parse_pane", "records",
+    "scope", "search", "tool", "unescape", "watcher"
 ]

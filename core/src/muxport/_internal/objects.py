@@ -9,6 +9,7 @@ newline in a path from splitting a record.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
@@ -136,3 +137,13 @@ async def list_panes(
 ) -> list[Pane]:
     out = await tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
     return [parse_pane(line, caller) for line in records(out.stdout)]
+
+
+async def apply(
+    tmux: Tmux, command: Sequence[str], model: type[M], fields: dict[str, str], target: str,
+    **extra: object,
+) -> M:
+    """Run ``command``, then read ``target`` back as ``model`` in the SAME invocation, so
+    that the answer shows the change and nothing that came after it (docs/tmux-facts.md)."""
+    out = await tmux.run(command, ("display-message", "-p", "-t", target, fmt(fields)))
+    return parse(model, fields, records(out.stdout)[-1], **extra)

@@ -26,12 +26,13 @@ from muxport._internal.errors import InvalidArgument, Refused, ToolError
 from muxport._internal.instructions import INSTRUCTIONS
 from muxport._internal.surface import Surface
 from muxport._internal.targets import answer_dict
+from muxport._internal.transport import KINDS
 
 log = logging.getLogger("muxport")
 
 
 # where a missing id comes from, so that the error names the recovery
-ID_SOURCES = {"pane_id": "list_panes", "window_id": "list_windows", "session_id": "list_sessions"}
+ID_SOURCES = {f"{kind}_id": tool for kind, (_, tool) in KINDS.items()}
 
 
 def validation_message(tool: str, error: ValidationError) -> str:

@@ -145,7 +145,7 @@ async def waiter_and_check(
 
     async def start() -> None:
         try:
-            started.append(await ctx.tmux.start_client("wait-for", channel))
+            started.append(await ctx.tmux.start_waiter(channel))
         except Exception as exc:  # raised below, outside the task group
             problems.append(exc)
 
@@ -169,11 +169,7 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     """End a run's wait-for client that will never be signalled (the run was refused or
     cancelled before dispatch). It is woken rather than only killed: a killed waiter
     stays registered on the tmux server."""
-    with anyio.CancelScope(shield=True):
-        with anyio.move_on_after(2):
-            await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
-            await process.wait()
-        await ctx.tmux.stop_client(process)
+    await ctx.tmux.wake_waiter(channel, process)
 
 
 @tool(COMMAND, title="Run a shell command")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport import READ, InvalidArgument, exact_id
+from muxport import KINDS, READ, InvalidArgument, classify, exact_id
 
 # Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
 METADATA = READ
@@ -10,11 +10,7 @@ SCREEN = READ.replace(output_classes=["terminal-content", "tmux-metadata"])
 CONFIGURED = READ.replace(output_classes=["tmux-metadata", "configured-command"])
 
 
-TARGETS = {
-    "session": ("$", "list_sessions"),
-    "window": ("@", "list_windows"),
-    "pane": ("%", "list_panes"),
-}
+TARGETS = KINDS  # scope -> (id prefix, listing tool)
 
 
 def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
@@ -46,5 +42,4 @@ def utf8_len(text: str) -> int:
 
 
 def target_missing(stderr: str) -> bool:
-    # "no current target": the server has no session left, so no target exists
-    return "no such" in stderr or "can't find" in stderr or "no current target" in stderr
+    return classify(stderr) == "missing"

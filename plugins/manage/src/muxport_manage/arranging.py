@@ -16,9 +16,7 @@ from muxport import (
     TmuxFailed,
     ToolContext,
     WindowId,
-    fmt,
-    parse,
-    records,
+    apply,
     tool,
 )
 from pydantic import Field
@@ -78,26 +76,16 @@ class SwapAnswer(Result):
 @tool(NAMED, title="Select a window")
 async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> WindowAnswer:
     """Make one window (by id) the current window of its session, what an attached client shows."""
-    out = await ctx.tmux.run(
-        ("select-window", "-t", args.window_id),
-        ("display-message", "-p", "-t", args.window_id, fmt(WINDOW_FIELDS)),
-    )
-    return parse(WindowAnswer, WINDOW_FIELDS, records(out.stdout)[0])
+    select = ("select-window", "-t", args.window_id)
+    return await apply(ctx.tmux, select, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Select a pane")
 async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
     """Make one pane (by id) the active pane of its window (select_window shows the window)."""
-    out = await ctx.tmux.run(
-        ("select-pane", "-t", args.pane_id),
-        ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
-    )
-    return parse(
-        PaneAnswer,
-        PANE_FIELDS,
-        records(out.stdout)[0],
-        caller=ctx.caller.marks(args.pane_id),
-    )
+    select = ("select-pane", "-t", args.pane_id)
+    caller = ctx.caller.marks(args.pane_id)
+    return await apply(ctx.tmux, select, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
 
 
 @tool(STRUCTURAL, title="Select a layout")

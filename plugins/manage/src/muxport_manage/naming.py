@@ -21,10 +21,8 @@ from muxport import (
     ToolContext,
     Window,
     WindowId,
-    fmt,
+    apply,
     literal,
-    parse,
-    records,
     tool,
 )
 
@@ -62,10 +60,8 @@ class PaneAnswer(Pane, Result):
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAnswer:
     """Rename one session (by id) to exactly new_name; '#' is stored literally, never expanded."""
     try:
-        out = await ctx.tmux.run(
-            ("rename-session", "-t", args.session_id, "--", literal(args.new_name)),
-            ("display-message", "-p", "-t", args.session_id, fmt(SESSION_FIELDS)),
-        )
+        rename = ("rename-session", "-t", args.session_id, "--", literal(args.new_name))
+        return await apply(ctx.tmux, rename, SessionAnswer, SESSION_FIELDS, args.session_id)
     except TmuxFailed as exc:
         if "duplicate session" in exc.message:
             raise InvalidArgument(
@@ -73,8 +69,6 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
                 "(list_sessions shows the names in use)"
             ) from exc
         raise
-    record = records(out.stdout)[0]
-    return parse(SessionAnswer, SESSION_FIELDS, record)
 
 
 @tool(NAMED, title="Rename a window", input_literalization={"new_name": "double-hash-once"})
@@ -83,12 +77,8 @@ async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswe
 
     '#' is stored literally (a name like '#{pane_id}' or '#(cmd)' is never expanded or run).
     """
-    out = await ctx.tmux.run(
-        ("rename-window", "-t", args.window_id, "--", literal(args.new_name)),
-        ("display-message", "-p", "-t", args.window_id, fmt(WINDOW_FIELDS)),
-    )
-    record = records(out.stdout)[0]
-    return parse(WindowAnswer, WINDOW_FIELDS, record)
+    rename = ("rename-window", "-t", args.window_id, "--", literal(args.new_name))
+    return await apply(ctx.tmux, rename, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Set a pane title", input_literalization={"title": "double-hash-once"})
@@ -97,14 +87,9 @@ async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer
 
     A program running in the pane may later change its own title with an escape sequence.
     """
-    out = await ctx.tmux.run(
-        ("select-pane", "-t", args.pane_id, "-T", literal(args.title)),
-        ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
-    )
-    record = records(out.stdout)[0]
-    pane = parse(
-        PaneAnswer, PANE_FIELDS, record, caller=ctx.caller.marks(args.pane_id)
-    )
+    retitle = ("select-pane", "-t", args.pane_id, "-T", literal(args.title))
+    caller = ctx.caller.marks(args.pane_id)
+    pane = await apply(ctx.tmux, retitle, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
     if pane.title != args.title:
         pane.note = (
             f"tmux shows the title {pane.title!r} instead; a program in the pane may "

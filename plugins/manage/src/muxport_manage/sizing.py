@@ -10,6 +10,7 @@ from muxport import (
     PaneId,
     ToolContext,
     WindowId,
+    apply,
     fmt,
     parse,
     records,
@@ -68,11 +69,8 @@ async def resize_window(ctx: ToolContext, args: ResizeWindowArgs) -> WindowAnswe
     tmux then keeps that size (the window's window-size option becomes manual) instead
     of following the clients that show it.
     """
-    out = await ctx.tmux.run(
-        ("resize-window", "-t", args.window_id, *flags(args)),
-        ("display-message", "-p", "-t", args.window_id, fmt(WINDOW_FIELDS)),
-    )
-    window = parse(WindowAnswer, WINDOW_FIELDS, records(out.stdout)[0])
+    resize = ("resize-window", "-t", args.window_id, *flags(args))
+    window = await apply(ctx.tmux, resize, WindowAnswer, WINDOW_FIELDS, args.window_id)
     missed = shortfall(args, window.width, window.height)
     if missed:
         window.note = "tmux set " + " and ".join(missed)
