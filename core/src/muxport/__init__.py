@@ -52,9 +52,6 @@ from muxport._internal.objects import (
     Window,
     apply,
     fmt,
-    list_panes,
-    list_sessions,
-    list_windows,
     parse,
     parse_pane,
     records,
@@ -88,6 +85,5 @@ __all__ = [
     "TmuxResult", "ToolContext", "ToolError", "ToolRegistry", "ToolSpec", "Toolbox", "Window",
     "WindowId", "WindowName", "answer_dict", "apply", "check_input", "clamp_lines", "classify",
     "compile_user_regex", "effective_timeout", "exact_id", "fmt", "hookimpl", "keep_newest",
-    "list_panes", "list_sessions", "list_windows", "literal", "parse", "parse_pane", "records",
-    "scope", "search", "tool", "unescape", "watcher"
+    "literal", "parse", "parse_pane", "records", "scope", "search", "tool", "unescape", "watcher"
 ]

@@ -8,12 +8,13 @@ derives everything else from the signature.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -38,41 +39,34 @@ ArgsFactory = Callable[[Mapping[str, "ToolSpec"]], type[BaseModel]]
 DECLARATION = "__muxport_tool__"
 
 
+class Changes(TypedDict, total=False):
+    process_reach: Reach
+    tmux_effects: Sequence[Effect]
+    output_classes: Sequence[OutputClass]
+    may_expose_secrets: bool
+    may_return_untrusted_content: bool
+    amplifies_future_input: bool
+
+
 @dataclass(frozen=True)
 class Capability:
     """What a tool may do and return, under the capability row's own field names
     (docs/plugin-contract.md). Start from a preset and vary it with ``replace``."""
 
     process_reach: Reach
-    tmux_effects: tuple[Effect, ...]
-    output_classes: tuple[OutputClass, ...]
+    tmux_effects: Sequence[Effect]
+    output_classes: Sequence[OutputClass]
     may_expose_secrets: bool
     may_return_untrusted_content: bool
     amplifies_future_input: bool = False
 
-    def replace(
-        self,
-        *,
-        process_reach: Reach | None = None,
-        tmux_effects: Sequence[Effect] | None = None,
-        output_classes: Sequence[OutputClass] | None = None,
-        may_expose_secrets: bool | None = None,
-        may_return_untrusted_content: bool | None = None,
-        amplifies_future_input: bool | None = None,
-    ) -> Capability:
+    def __post_init__(self) -> None:  # kept as tuples, whatever sequence was given
+        object.__setattr__(self, "tmux_effects", tuple(self.tmux_effects))
+        object.__setattr__(self, "output_classes", tuple(self.output_classes))
+
+    def replace(self, **changes: Unpack[Changes]) -> Capability:
         """This capability with the given fields changed."""
-        return Capability(
-            process_reach or self.process_reach,
-            tuple(self.tmux_effects if tmux_effects is None else tmux_effects),
-            tuple(self.output_classes if output_classes is None else output_classes),
-            _or(may_expose_secrets, self.may_expose_secrets),
-            _or(may_return_untrusted_content, self.may_return_untrusted_content),
-            _or(amplifies_future_input, self.amplifies_future_input),
-        )
-
-
-def _or(value: bool | None, default: bool) -> bool:
-    return default if value is None else value
+        return dataclasses.replace(self, **changes)
 
 
 META: tuple[OutputClass, ...] = ("tmux-metadata",)
@@ -107,8 +101,8 @@ class Toolbox:
         """Called at shutdown (remove private files, stop clients); must not raise."""
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec(Capability):
     """Everything the core knows about one tool; ``toolset`` is filled in by the registry."""
 
     name: str
@@ -117,12 +111,6 @@ class ToolSpec:
     result: type[BaseModel]
     title: str
     description: str
-    process_reach: Reach
-    tmux_effects: tuple[Effect, ...]
-    output_classes: tuple[OutputClass, ...]
-    may_expose_secrets: bool
-    may_return_untrusted_content: bool
-    amplifies_future_input: bool = False
     input_literalization: Mapping[str, Literalization] = field(default_factory=dict)
     nested_authority: tuple[str, ...] = ()
     args_factory: ArgsFactory | None = None
@@ -170,12 +158,7 @@ def tool(
             result=typing.cast(type[BaseModel], result_model),
             title=title,
             description=inspect.cleandoc(func.__doc__ or ""),
-            process_reach=capability.process_reach,
-            tmux_effects=tuple(capability.tmux_effects),
-            output_classes=tuple(capability.output_classes),
-            may_expose_secrets=capability.may_expose_secrets,
-            may_return_untrusted_content=capability.may_return_untrusted_content,
-            amplifies_future_input=capability.amplifies_future_input,
+            **vars(capability),
             input_literalization=dict(input_literalization or {}),
             nested_authority=tuple(nested_authority),
             args_factory=args_factory,

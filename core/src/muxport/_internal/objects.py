@@ -121,24 +121,6 @@ def scope(session_id: str | None = None, window_id: str | None = None) -> list[s
     return ["-a"]
 
 
-async def list_sessions(tmux: Tmux) -> list[Session]:
-    out = await tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
-    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
-
-
-async def list_windows(tmux: Tmux, session_id: str | None = None) -> list[Window]:
-    args = ["-t", session_id] if session_id else ["-a"]
-    out = await tmux.run(("list-windows", *args, "-F", fmt(WINDOW_FIELDS)))
-    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
-
-
-async def list_panes(
-    tmux: Tmux, caller: Caller, session_id: str | None = None, window_id: str | None = None
-) -> list[Pane]:
-    out = await tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
-    return [parse_pane(line, caller) for line in records(out.stdout)]
-
-
 async def apply(
     tmux: Tmux, command: Sequence[str], model: type[M], fields: dict[str, str], target: str,
     **extra: object,

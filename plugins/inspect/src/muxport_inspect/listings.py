@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import muxport
 from muxport import (
+    PANE_FIELDS,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
     Args,
     NotFound,
     Pane,
@@ -14,6 +16,11 @@ from muxport import (
     ToolContext,
     Window,
     WindowId,
+    fmt,
+    parse,
+    parse_pane,
+    records,
+    scope,
     tool,
 )
 from pydantic import Field, model_validator
@@ -27,6 +34,22 @@ NO_SERVER_NOTE = (
 
 class NoArgs(Args):
     pass
+
+
+async def read_sessions(ctx: ToolContext) -> list[Session]:
+    out = await ctx.tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
+    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
+
+
+async def read_windows(ctx: ToolContext, session_id: str | None) -> list[Window]:
+    where = ["-t", session_id] if session_id else ["-a"]
+    out = await ctx.tmux.run(("list-windows", *where, "-F", fmt(WINDOW_FIELDS)))
+    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
+
+
+async def read_panes(ctx: ToolContext, session_id: str | None, window_id: str | None) -> list[Pane]:
+    out = await ctx.tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
+    return [parse_pane(line, ctx.caller) for line in records(out.stdout)]
 
 
 class SessionList(Result):
@@ -65,7 +88,7 @@ class PaneList(Result):
 async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
     """List every session of the served tmux server with its id, name, windows and clients."""
     try:
-        sessions = await muxport.list_sessions(ctx.tmux)
+        sessions = await read_sessions(ctx)
     except ServerGone:
         return SessionList(count=0, sessions=[], note=NO_SERVER_NOTE)
     note = None if sessions else "the server has no sessions; create_session makes one"
@@ -73,7 +96,7 @@ async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
 
 
 async def session_by_name(ctx: ToolContext, name: str) -> str:
-    for session in await muxport.list_sessions(ctx.tmux):
+    for session in await read_sessions(ctx):
         if session.name == name:
             return session.id
     raise NotFound(f"no session named {name!r}; call list_sessions for the names that exist",
@@ -87,7 +110,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
     if args.session_name is not None:
         session_id = await session_by_name(ctx, args.session_name)
     try:
-        windows = await muxport.list_windows(ctx.tmux, session_id)
+        windows = await read_windows(ctx, session_id)
     except ServerGone:
         if session_id:
             raise
@@ -102,7 +125,7 @@ async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
     # into several), so a window outside the session yields none instead of being ignored.
     window_id = None if args.session_id else args.window_id
     try:
-        panes = await muxport.list_panes(ctx.tmux, ctx.caller, args.session_id, window_id)
+        panes = await read_panes(ctx, args.session_id, window_id)
     except ServerGone:
         if args.session_id or args.window_id:
             raise
