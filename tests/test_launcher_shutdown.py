@@ -1,4 +1,4 @@
-"""EOF on stdin ends the launcher cleanly (DESIGN §4): exit 0 within 1 s, tmux clients it
+"""EOF on stdin ends the launcher cleanly (docs/architecture.md): exit 0 within 1 s, tmux clients it
 started reaped, private files removed, the served server left running. Spoken to as raw
 JSON lines, the way any MCP client writes them."""
 

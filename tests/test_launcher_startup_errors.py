@@ -1,4 +1,4 @@
-"""Every startup error of DESIGN §3-§4 exits non-zero with ONE clear line on stderr and never
+"""Every startup error (docs/architecture.md) exits non-zero with ONE clear line on stderr and never
 contacts tmux: the tmux binary is a wrapper that records each invocation, and the socket
 named is one whose server is absent (it must stay absent)."""
 

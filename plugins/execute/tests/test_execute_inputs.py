@@ -1,4 +1,5 @@
-"""The input checks of DESIGN §8: caller, dead, modes, attended clients, synchronize-panes."""
+"""The input checks (docs/architecture.md, typing into panes): caller, dead, modes,
+attended clients, synchronize-panes."""
 
 from __future__ import annotations
 

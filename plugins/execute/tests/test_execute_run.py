@@ -1,4 +1,4 @@
-"""run_shell_command and wait_for_run over real stdio (DESIGN §9, issue 4 acceptance)."""
+"""run_shell_command and wait_for_run over real stdio (docs/runs-and-waits.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""capture_since and wait_for_text against real tmux and real shells (DESIGN §10).
+"""capture_since and wait_for_text against real tmux and real shells (docs/runs-and-waits.md).
 
 Waits are armed before text is printed by either of two signals, never a sleep:
 a cursor from capture_since taken first (text after it counts as new), or the

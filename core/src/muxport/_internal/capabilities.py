@@ -1,6 +1,6 @@
 """Capability rows (``_meta["muxport/capability"]``) and the ``tmux://capabilities`` report.
 
-DESIGN §6.
+docs/plugin-contract.md.
 """
 
 from __future__ import annotations

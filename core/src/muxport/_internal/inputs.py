@@ -1,4 +1,5 @@
-"""The input checks of DESIGN §8: who would receive input sent to a pane, and may it be sent?
+"""The input checks (docs/architecture.md, typing into panes): who would receive input
+sent to a pane, and may it be sent?
 
 One fresh observation (the target window's panes and every client, read in ONE
 tmux invocation) works out the cohort: the target plus, when the target's effective

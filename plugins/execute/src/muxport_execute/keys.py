@@ -1,4 +1,5 @@
-"""send_keys and send_keys_batch: key names and literal text, each send checked (DESIGN §8)."""
+"""send_keys and send_keys_batch: key names and literal text, each send checked
+(docs/architecture.md, typing into panes)."""
 
 from __future__ import annotations
 

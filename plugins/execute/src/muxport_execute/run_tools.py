@@ -1,5 +1,5 @@
-"""run_shell_command and wait_for_run (DESIGN §9): one call runs a command and returns its
-output and exit status; a run that outlives its wait can be collected later."""
+"""run_shell_command and wait_for_run (docs/runs-and-waits.md): one call runs a command and
+returns its output and exit status; a run that outlives its wait can be collected later."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The run table: every run this server started, watched until it ends (DESIGN §9).
+"""The run table: every run this server started, watched until it ends (docs/runs-and-waits.md).
 
 Bounded: at most ``CAPACITY`` runs are tracked; a finished run is kept ``KEEP_FINISHED``
 seconds so that ``wait_for_run`` can still report it; when the table is full the oldest

@@ -1,4 +1,4 @@
-"""Watch cursors (DESIGN §10): where a reader left a pane, as an opaque signed string.
+"""Watch cursors (docs/runs-and-waits.md): where a reader left a pane, as an opaque signed string.
 
 A cursor remembers the pane, the pane's process (a respawned pane has a new one),
 the absolute row of the pane's cursor line when it was issued (``mark``: history

@@ -1,5 +1,5 @@
 """One look at a pane for the watch tools: position and joined lines from ONE tmux invocation,
-and the step from a cursor to the lines that followed it (DESIGN §10).
+and the step from a cursor to the lines that followed it (docs/runs-and-waits.md).
 
 A look captures the newest rows (or the whole history) with wrapped rows joined
 (``-J``) down to the bottom of the screen. Rows below the cursor row are split off by

@@ -1,4 +1,4 @@
-"""Screen reads: capture_pane and snapshot_pane, bounded by the budgets of DESIGN §7.
+"""Screen reads: capture_pane and snapshot_pane, bounded by the budgets of docs/runs-and-waits.md.
 
 The pane's metadata and cursor are read in the same tmux invocation as the capture,
 so they describe the same moment.

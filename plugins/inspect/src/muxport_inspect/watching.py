@@ -1,4 +1,4 @@
-"""capture_since and wait_for_text: keep watching a pane without polling (DESIGN §10)."""
+"""capture_since and wait_for_text: watch a pane without polling (docs/runs-and-waits.md)."""
 
 from __future__ import annotations
 

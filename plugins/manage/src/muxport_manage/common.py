@@ -12,8 +12,8 @@ from typing import Annotated
 from muxport import CHANGE, PaneTitle, SessionName, WindowName
 from pydantic import Field
 
-# DESIGN §6 rows, values from the reference catalog (§4a, the Java column: a tool
-# that answers with names, titles or paths sets both risk flags; ids only, neither).
+# Capability rows (docs/plugin-contract.md): a tool that answers with names, titles or
+# paths sets both risk flags; one that answers with ids and numbers only, neither.
 NAMED = CHANGE.replace(may_expose_secrets=True, may_return_untrusted_content=True)
 STRUCTURAL = CHANGE
 CHANNEL = NAMED.replace(tmux_effects=["change"])

@@ -1,4 +1,4 @@
-"""What a kill would take with it, and the caller-pane rule (DESIGN §8).
+"""What a kill would take with it, and the caller-pane rule (docs/architecture.md).
 
 One tmux invocation reads every pane's place (pane, window, session, counts) and
 the server's exit-empty option, so the decision rests on one moment.
