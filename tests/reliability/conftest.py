@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from muxport.testing import TmuxServer
 from muxport.testing.clients import launcher
 from reliability_kit import STATS

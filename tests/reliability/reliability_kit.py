@@ -1,8 +1,8 @@
 """Shared helpers of the reliability suite: argument strategies built from a tool's own
 inputSchema, hostile strings, the suite's counters, and views of a launcher process.
 
-Imported by the suite's conftest and test modules (the conftest puts this folder on
-``sys.path``; the name is unique so it cannot shadow anything).
+Imported by the suite's conftest and test modules (pytest's ``pythonpath`` setting puts
+this folder on the import path; the name is unique so it cannot shadow anything).
 """
 
 from __future__ import annotations

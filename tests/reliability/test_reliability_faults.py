@@ -3,7 +3,7 @@ under a cursor, frames no client should send, and a client that goes away mid-wa
 """
 
 # The suite observes files, /proc and tmux, which send no events: bounded polls are the wait.
-# ruff: noqa: ASYNC109, ASYNC110, ASYNC240
+# ruff: noqa: ASYNC240
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport.testing import TmuxServer
+from muxport.testing import TmuxServer, eventually
 from reliability_kit import (
     STATS,
     RawLauncher,
@@ -29,13 +29,6 @@ pytestmark = pytest.mark.timeout(120)
 PROMPTLY = 3.0  # seconds from the fault to the answer
 # The command says when it runs: a file named after its pane appears in the sandbox.
 SLEEPER = 'touch "started-$TMUX_PANE"; sleep 30'
-
-
-async def until(predicate: Any, timeout: float = 10.0) -> None:
-    """Wait (bounded) for an observable condition: a tmux client appearing, a file, ..."""
-    with anyio.fail_after(timeout):
-        while not predicate():
-            await anyio.sleep(0.01)
 
 
 def outcome(result: Any) -> str | None:
@@ -92,11 +85,12 @@ async def test_server_killed_under_each_wait_is_server_gone(
                     answers.append(time.monotonic())
 
                 group.start_soon(call)
-                await until(
-                    lambda before=before, launcher=launcher: len(tmux_children(launcher)) > before
+                await eventually(
+                    lambda before=before, launcher=launcher: len(tmux_children(launcher)) > before,
+                    what="the tool's tmux process", every=0.01,
                 )
                 if name == "run_shell_command":  # wait until the command itself runs
-                    await until((sandbox / f"started-{pane.pane_id}").exists)
+                    await eventually((sandbox / f"started-{pane.pane_id}").exists, every=0.01)
                 tmux_server.cmd("kill-server")
                 killed_at = time.monotonic()
                 STATS.faults += 1
@@ -125,7 +119,7 @@ async def test_pane_killed_mid_run_is_pane_gone(
                 answers.append(time.monotonic())
 
             group.start_soon(run)
-            await until((sandbox / f"started-{pane.pane_id}").exists)
+            await eventually((sandbox / f"started-{pane.pane_id}").exists, every=0.01)
             tmux_server.cmd("kill-pane", "-t", pane.pane_id)
             killed_at = time.monotonic()
             STATS.faults += 1
@@ -194,8 +188,8 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         raw.call(*calls["wait_for_text"])
         raw.call(*calls["wait_for_channel"])
         raw.call("run_shell_command", {"pane_id": other.pane_id, "command": SLEEPER, "timeout": 30})
-        await until(lambda: len(tmux_children(raw.process.pid)) >= 3)
-        await until((sandbox / f"started-{other.pane_id}").exists)
+        await eventually(lambda: len(tmux_children(raw.process.pid)) >= 3, every=0.01)
+        await eventually((sandbox / f"started-{other.pane_id}").exists, every=0.01)
         started = time.monotonic()
         status = raw.close()
         STATS.faults += 1

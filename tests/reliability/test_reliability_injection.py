@@ -10,7 +10,7 @@ literally and once.
 """
 
 # The suite observes files, /proc and tmux, which send no events: bounded polls are the wait.
-# ruff: noqa: ASYNC109, ASYNC110, ASYNC240
+# ruff: noqa: ASYNC109, ASYNC240
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from muxport.testing import TmuxServer
+from muxport.testing import TmuxServer, eventually
 from reliability_kit import STATS, error_code, id_kind, short, types_of
 
 pytestmark = pytest.mark.timeout(300)
@@ -203,21 +202,21 @@ def call_args(
 
 async def wait_for_path(server: TmuxServer, path: str, timeout: float = 5.0) -> list[str]:
     """The current paths of all panes, once one of them is ``path`` (bounded)."""
-    paths: list[str] = []
-    with anyio.move_on_after(timeout):
-        while path not in paths:
-            out = server.cmd("list-panes", "-a", "-F", "#{pane_current_path}\x1e", check=False)
-            paths = out.split("\x1e\n")
-            await anyio.sleep(0.02)
-    return paths
+
+    def paths() -> list[str]:
+        out = server.cmd("list-panes", "-a", "-F", "#{pane_current_path}\x1e", check=False)
+        return out.split("\x1e\n")
+
+    return await eventually(paths, lambda now: path in now, within=timeout, last_on_timeout=True)
 
 
 async def wait_for_file(path: Path, want: str, timeout: float = 5.0) -> str:
     """The file's text once it holds ``want`` (bounded: it is written by a pane's cat)."""
-    with anyio.move_on_after(timeout):
-        while not (path.exists() and want in path.read_text(errors="replace")):
-            await anyio.sleep(0.02)
-    return path.read_text(errors="replace") if path.exists() else ""
+
+    def text() -> str:
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    return await eventually(text, lambda now: want in now, within=timeout, last_on_timeout=True)
 
 
 async def test_strings_reach_tmux_literally_or_are_refused(

@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
+from muxport.testing import eventually
 from reliability_kit import STATS, children_named, threads_and_fds, tmux_children
 
 pytestmark = pytest.mark.timeout(300)
@@ -38,12 +39,10 @@ async def settled(
     pid: int, server: Any, baseline: dict[str, Any], timeout: float = 10.0
 ) -> dict[str, Any]:
     """The state once it matches ``baseline`` (bounded: reaping and idle threads take a moment)."""
-    now = snapshot(pid, server)
-    with anyio.move_on_after(timeout):
-        while now != baseline:
-            await anyio.sleep(0.05)
-            now = snapshot(pid, server)
-    return now
+    return await eventually(
+        lambda: snapshot(pid, server), lambda now: now == baseline,
+        within=timeout, every=0.05, last_on_timeout=True,
+    )
 
 
 async def test_waits_and_runs_leave_nothing_behind(

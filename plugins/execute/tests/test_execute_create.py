@@ -2,36 +2,29 @@
 
 from __future__ import annotations
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls
 
 # tmux would format-expand these: #{pane_id} into an id, #(...) into a command's output.
 TRICKY = "-x #{pane_id} ; \"dq\" 'sq' #(echo ran) ##;"
-
-
-async def call(client, tools, name, args):
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-    return result.structured_content
 
 
 async def test_create_tools_over_stdio_keep_names_literally(stdio_client, tmux_server, tmp_path):
     odd_dir = tmp_path / "dir #{pane_id} ;"
     odd_dir.mkdir()
     async with stdio_client(toolsets=["execute"]) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
-        session = await call(client, tools, "create_session", {
+        call = CheckedCalls(client)
+        session = await call("create_session", {
             "session_name": TRICKY, "window_name": TRICKY, "start_directory": str(odd_dir),
             "width": 100, "height": 30,
         })
-        window = await call(client, tools, "create_window", {
+        window = await call("create_window", {
             "session_id": session["id"], "window_name": "w2 " + TRICKY, "direction": "after",
         })
-        pane = await call(client, tools, "split_window", {
+        pane = await call("split_window", {
             "pane_id": session["pane_id"], "direction": "right", "percent": 30,
             "start_directory": str(odd_dir),
         })
-        respawned = await call(client, tools, "respawn_pane", {
+        respawned = await call("respawn_pane", {
             "pane_id": pane["id"], "start_directory": str(tmp_path),
         })
         duplicate = await client.call_tool("create_session", {"session_name": TRICKY})

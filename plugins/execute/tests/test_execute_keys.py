@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 import anyio
-from muxport.testing import tool_context, tool_schema_errors
+from muxport.testing import CheckedCalls, tool_context
 from muxport_execute.paste import PasteArgs, chunks, paste_text
-
-
-async def call(client, tools, name, args):
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-    return result.structured_content
 
 
 def signal(tmux_server, channel: str) -> str:
@@ -22,10 +15,10 @@ async def test_input_tools_over_stdio(stdio_client, tmux_server, shell_pane):
     pane = shell_pane("bash")
     odd = "p#{pane_id};'q' \"d\" ##"
     async with stdio_client(toolsets=["execute"]) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
-        synced = await call(client, tools, "set_synchronize_panes",
+        call = CheckedCalls(client)
+        synced = await call("set_synchronize_panes",
                             {"window_id": pane.window_id, "enabled": False})
-        batch = await call(client, tools, "send_keys_batch", {"operations": [
+        batch = await call("send_keys_batch", {"operations": [
             # key names by name; "-X" and "a;" are option- and separator-shaped, sent as text
             {"pane_id": pane.pane_id, "keys": ["echo", "Space", "-X", "Space", "a;"],
              "enter": True},
@@ -33,9 +26,9 @@ async def test_input_tools_over_stdio(stdio_client, tmux_server, shell_pane):
              "enter": True},
         ]})
         tmux_server.wait_for("keys-1")
-        pasted = await call(client, tools, "paste_text", {
+        pasted = await call("paste_text", {
             "pane_id": pane.pane_id, "text": f"printf '%s\\n' '{odd}'", "enter": True})
-        sent = await call(client, tools, "send_keys", {
+        sent = await call("send_keys", {
             "pane_id": pane.pane_id, "keys": [signal(tmux_server, "keys-2")], "literal": True,
             "enter": True})
         tmux_server.wait_for("keys-2")

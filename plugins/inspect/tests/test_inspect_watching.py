@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport.testing import MCPError, tool_schema_errors
+from muxport.testing import MCPError, eventually, tool_schema_errors
 
 WAIT_BOUND = 15.0
 
@@ -37,13 +37,6 @@ async def armed_wait(client: Any, arguments: dict[str, Any], then: Callable[[], 
             await armed.wait()
             then()
     return box["result"]
-
-
-async def until(condition: Callable[[], bool], what: str, bound: float = 5.0) -> None:
-    """Wait (bounded) for a condition of tmux that the server settles asynchronously."""
-    with anyio.fail_after(bound):
-        while not condition():  # noqa: ASYNC110 (tmux has no event for a client it dropped)
-            await anyio.sleep(0.02)
 
 
 def ok(result: Any) -> dict[str, Any]:
@@ -113,7 +106,11 @@ async def test_capture_since_and_wait_over_stdio(stdio_client, shell_pane, tmux_
                 {"pane_id": pane.pane_id, "patterns": ["NEVER-SEEN"], "timeout": 60},
                 read_timeout_seconds=1.0,
             )
-        await until(lambda: tmux_server.clients() == [], "the wait's control client to go")
+        await eventually(
+            lambda: tmux_server.clients() == [],
+            what="the wait's control client to go",
+            within=5.0,
+        )
         quick = ok(
             await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
         )
@@ -281,18 +278,26 @@ async def test_many_waits_share_one_client_and_cancel_cleanly(mcp_client, shell_
                 pane.type("echo wake")
         assert len(results) == 200
         assert all(ok(r)["outcome"] == "matched" for r in results)
-        await until(lambda: tmux_server.clients() == [], "the shared control client to stop")
+        await eventually(
+            lambda: tmux_server.clients() == [],
+            what="the shared control client to stop",
+            within=5.0,
+        )
 
         # Cancel a wait through the client's read timeout (notifications/cancelled).
         with pytest.raises(MCPError):
             await client.call_tool(
                 "wait_for_text", {"pane_id": pane.pane_id, "timeout": 60}, read_timeout_seconds=0.5
             )
-        await until(lambda: tmux_server.clients() == [], "the cancelled wait's client to stop")
+        await eventually(
+            lambda: tmux_server.clients() == [],
+            what="the cancelled wait's client to stop",
+            within=5.0,
+        )
         registry = app.server.services.feeds
-        await until(
+        await eventually(
             lambda: registry.feeds == {} and len(asyncio.all_tasks()) <= tasks_before,
-            "the cancelled wait's tasks to end",
+            what="the cancelled wait's tasks to end", within=5.0,
         )
 
 

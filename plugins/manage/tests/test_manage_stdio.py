@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls
 
 TRICKY_WINDOW = '#{pane_id} ; "x"'
 TRICKY_SESSION = "build #1 $5 'q' ; -x"
@@ -38,12 +38,7 @@ async def test_every_manage_tool_over_stdio(stdio_client, shell_pane, tmux_serve
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert len(tools) == 14
 
-        async def call(name: str, **arguments: Any) -> dict[str, Any]:
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, (name, result.content)
-            data = result.structured_content
-            assert tool_schema_errors(tools[name].output_schema, data) == [], name
-            return data
+        call = CheckedCalls(client)
 
         win = await call("rename_window", window_id=a.window_id, new_name=TRICKY_WINDOW)
         assert win["name"] == TRICKY_WINDOW

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from typing import Any
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import CheckedCalls
 
 
 def inside(tmux_server: Any, pane_id: str) -> dict[str, str]:
@@ -149,11 +149,7 @@ async def test_teardown_over_stdio_inside_a_pane(stdio_client, shell_pane, tmux_
             "kill_window",
         ]
 
-        async def call(name: str, **arguments: Any) -> dict[str, Any]:
-            result = await client.call_tool(name, arguments)
-            assert not result.is_error, (name, result.content)
-            assert tool_schema_errors(tools[name].output_schema, result.structured_content) == []
-            return dict(result.structured_content)
+        call = CheckedCalls(client)
 
         assert (await call("clear_pane_scrollback", pane_id=a.pane_id))["cleared"] is True
         assert (

@@ -1,5 +1,6 @@
 """The test kit for toolset authors: a real tmux server on a private socket, shell panes,
-MCP clients (in process and over the installed launcher's stdio) and a fake transport.
+MCP clients (in process and over the installed launcher's stdio), a fake transport,
+``tool_context`` for calling a tool directly and ``eventually`` for bounded waiting.
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
@@ -14,6 +15,7 @@ from muxport.testing.clients import (
 )
 from muxport.testing.fake import FakeTmux, tool_context
 from muxport.testing.server import ShellPane, TmuxServer
+from muxport.testing.waiting import eventually
 
 __all__ = [
     "CheckedCalls",
@@ -21,6 +23,7 @@ __all__ = [
     "MCPError",
     "ShellPane",
     "TmuxServer",
+    "eventually",
     "in_process_client",
     "stdio_client",
     "tool_context",

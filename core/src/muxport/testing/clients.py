@@ -117,11 +117,15 @@ class CheckedCalls:
         self.client = client
         self.tools: dict[str, Any] = {}
 
-    async def __call__(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    async def __call__(
+        self, name: str, arguments: dict[str, Any] | None = None, /, **more: Any
+    ) -> Any:
+        """``calls("rename_window", {"window_id": "@1"})`` or ``calls("rename_window",
+        window_id="@1")``."""
         if not self.tools:
             self.tools = {t.name: t for t in (await self.client.list_tools()).tools}
-        result = await self.client.call_tool(name, arguments or {})
-        assert not result.is_error, result.content
+        result = await self.client.call_tool(name, {**(arguments or {}), **more})
+        assert not result.is_error, (name, result.content)
         errors = tool_schema_errors(self.tools[name].output_schema, result.structured_content)
         assert errors == [], errors
         return result.structured_content
