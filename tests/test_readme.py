@@ -11,8 +11,10 @@ import tomllib
 import types
 from pathlib import Path
 
+import anyio
 from muxport import ToolRegistry
 from muxport._internal.registry import validate_manifest
+from muxport.testing import CheckedCalls
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -37,11 +39,16 @@ def test_toml_blocks_parse() -> None:
     assert plugin["project"]["entry-points"]["muxport.toolsets"] == {"clock": "muxport_clock"}
 
 
-def test_toolset_example_registers_and_passes_the_rules() -> None:
-    (code,) = blocks("python")
-    module = types.ModuleType("readme_clock")
+def readme_module(name: str, code: str) -> types.ModuleType:
+    module = types.ModuleType(name)
     sys.modules[module.__name__] = module  # pydantic resolves the models' types through it
     exec(compile(code, "README.md", "exec"), module.__dict__)
+    return module
+
+
+def test_toolset_example_registers_and_passes_the_rules() -> None:
+    code, stateful = blocks("python")
+    module = readme_module("readme_clock", code)
     registry = ToolRegistry("clock", "readme_clock")
     module.register_tools(registry)
     validate_manifest(registry.tools)
@@ -49,6 +56,29 @@ def test_toolset_example_registers_and_passes_the_rules() -> None:
     shipped = (ROOT / "examples/muxport-clock/src/muxport_clock/__init__.py").read_text()
     signature = "async def show_clock(ctx: ToolContext, args: ShowClockArgs) -> ClockShown:"
     assert signature in code and signature in shipped, "README and example drifted apart"
+    registry = ToolRegistry("snapshots", "readme_snapshots")
+    readme_module("readme_snapshots", stateful).register_tools(registry)
+    validate_manifest(registry.tools)
+    assert [(spec.name, spec.toolbox.__name__) for spec in registry.tools if spec.toolbox] == [
+        ("save_snapshot", "Snapshots")
+    ]
+
+
+async def test_stateful_example_lives_as_long_as_the_server(mcp_client, shell_pane) -> None:
+    pane = shell_pane("dash")
+    pane.run("echo snapshot-me")
+    module = readme_module("readme_snapshots_live", blocks("python")[1])
+    async with mcp_client(toolsets=["snapshots"], extra_plugins={"snapshots": module}) as (
+        client,
+        _app,
+    ):
+        call = CheckedCalls(client)
+        first = await call("save_snapshot", pane_id=pane.pane_id)
+        second = await call("save_snapshot", pane_id=pane.pane_id)
+        assert (first["saved"], second["saved"]) == (1, 2)  # one toolbox, kept between calls
+        saved = anyio.Path(second["path"])
+        assert "snapshot-me" in await saved.read_text()
+    assert not await saved.parent.exists()  # aclose removed the private directory at shutdown
 
 
 def test_flags_and_scripts_named_exist() -> None:
