@@ -55,7 +55,6 @@ from muxport._internal.objects import (
     parse,
     parse_pane,
     records,
-    scope,
     unescape,
 )
 from muxport._internal.regex import compile_user_regex, search
@@ -85,5 +84,5 @@ __all__ = [
     "TmuxResult", "ToolContext", "ToolError", "ToolRegistry", "ToolSpec", "Toolbox", "Window",
     "WindowId", "WindowName", "answer_dict", "apply", "check_input", "clamp_lines", "classify",
     "compile_user_regex", "effective_timeout", "exact_id", "fmt", "hookimpl", "keep_newest",
-    "literal", "parse", "parse_pane", "records", "scope", "search", "tool", "unescape", "watcher"
+    "literal", "parse", "parse_pane", "records", "search", "tool", "unescape", "watcher"
 ]

@@ -60,9 +60,8 @@ class Services:
     def func(self, name: str) -> ToolFunc:
         """The callable ``(ctx, args)`` of tool ``name`` (a method bound to its toolbox)."""
         spec = self.specs[name]
-        if spec.toolbox is None:
-            return spec.func
-        return functools.partial(spec.func, self.toolboxes[spec.toolbox])
+        box = spec.toolbox
+        return spec.func if box is None else functools.partial(spec.func, self.toolboxes[box])
 
     async def aclose(self) -> None:
         """Shutdown: close the toolboxes (newest first), the feeds, then every tmux client."""

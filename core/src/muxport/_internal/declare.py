@@ -69,30 +69,21 @@ class Capability:
         return dataclasses.replace(self, **changes)
 
 
+# The presets (docs/plugin-contract.md has the table): reading tmux state, changing it,
+# starting a pane's configured process, sending input, running a command, deleting.
 META: tuple[OutputClass, ...] = ("tmux-metadata",)
-# Reads tmux state; names, titles and paths in the answer may carry secrets or untrusted text.
 READ = Capability("none", ("observe",), META, True, True)
-# Changes tmux state, answering with ids and numbers only.
 CHANGE = Capability("none", ("observe", "change"), META, False, False)
-# Starts a pane's configured process (no command payload).
 SPAWN = Capability("configured-process", ("observe", "change"), META, False, True)
-# Sends input to a pane's program.
 INPUT = Capability("pane-input", ("observe", "change"), META, False, False)
-# Runs a shell command in a pane and returns what it printed.
-COMMAND = Capability(
-    "pane-command", ("observe", "change"), ("terminal-content", *META), True, True
-)
-# Deletes tmux state.
+COMMAND = Capability("pane-command", ("observe", "change"), ("terminal-content", *META), True, True)
 DELETE = Capability("none", ("observe", "delete"), META, False, False)
 
 
 class Toolbox:
-    """A toolset object with a lifespan: made once per server, before the first call,
-    for the tools declared as its methods (``async def tool(self, ctx, args)``).
-
-    ``__init__`` (no arguments) or ``start`` builds its typed state; ``aclose`` runs
-    at shutdown. Register the class: ``registry.add(MyToolbox)``.
-    """
+    """A toolset object with a lifespan, for tools declared as its methods: made once per
+    server before the first call (``__init__`` without arguments, then ``start``) and closed
+    at shutdown (``aclose``). Register the class: ``registry.add(MyToolbox)``."""
 
     async def start(self, tmux: Tmux) -> None:
         """Called once the server is connected, before any tool of this toolbox runs."""

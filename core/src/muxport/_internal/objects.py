@@ -112,15 +112,6 @@ def parse_pane(line: str, caller: Caller) -> Pane:
     return parse(Pane, PANE_FIELDS, line, caller=caller.marks(pane_id))
 
 
-def scope(session_id: str | None = None, window_id: str | None = None) -> list[str]:
-    """``-t`` / ``-a`` / ``-s`` arguments for list-windows and list-panes."""
-    if window_id:
-        return ["-t", window_id]
-    if session_id:
-        return ["-s", "-t", session_id]
-    return ["-a"]
-
-
 async def apply(
     tmux: Tmux, command: Sequence[str], model: type[M], fields: dict[str, str], target: str,
     **extra: object,

@@ -86,14 +86,10 @@ class TmuxResult:
         return text.split("\n") if text else []
 
 
-def is_gone(stderr: str) -> bool:
-    return any(marker in stderr for marker in GONE_MARKERS)
-
-
 def classify(stderr: str) -> Literal["gone", "missing", "failed"]:
     """What a failed invocation's stderr means (docs/tmux-facts.md): the server is gone, a
     target is missing ("no current target": the server has no session left), or else."""
-    if is_gone(stderr):
+    if any(marker in stderr for marker in GONE_MARKERS):
         return "gone"
     if any(marker in stderr for marker in ("can't find", "no such", "no current target")):
         return "missing"
@@ -183,7 +179,7 @@ class Tmux:
                 "call list_sessions, or create_session to make one",
                 data={"kind": "session", "target": "none"},
             )
-        if is_gone(err):
+        if classify(err) == "gone":
             return ServerGone(
                 f"the tmux server at {self.socket_path} is not running; create a session "
                 "with create_session (or start tmux) and try again",
@@ -252,12 +248,8 @@ class Tmux:
         return await self.start_client(*argv[3:])
 
     async def wake_waiter(self, channel: str, process: Process, grace: float = 2.0) -> None:
-        """End a ``wait-for`` client by signalling its channel, then reap it (shielded).
-
-        Woken rather than only killed: a killed waiter stays registered on the server and
-        swallows the next signal (docs/tmux-facts.md). The signal is batched, so that one
-        invocation wakes many waits that time out together.
-        """
+        """End a ``wait-for`` client by signalling its channel (batched), then reap it; never
+        only killed: a killed waiter stays registered (docs/tmux-facts.md). Shielded."""
         with anyio.CancelScope(shield=True):
             if process.returncode is None:
                 with anyio.move_on_after(grace):

@@ -43,3 +43,12 @@ def utf8_len(text: str) -> int:
 
 def target_missing(stderr: str) -> bool:
     return classify(stderr) == "missing"
+
+
+def scope(session_id: str | None = None, window_id: str | None = None) -> list[str]:
+    """``-t`` / ``-a`` / ``-s`` arguments for list-windows and list-panes."""
+    if window_id:
+        return ["-t", window_id]
+    if session_id:
+        return ["-s", "-t", session_id]
+    return ["-a"]

@@ -20,12 +20,11 @@ from muxport import (
     parse,
     parse_pane,
     records,
-    scope,
     tool,
 )
 from pydantic import Field, model_validator
 
-from muxport_inspect.common import METADATA
+from muxport_inspect.common import METADATA, scope
 
 NO_SERVER_NOTE = (
     "no tmux server is running on this socket; create_session starts one (or run tmux)"

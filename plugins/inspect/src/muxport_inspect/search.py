@@ -15,13 +15,12 @@ from muxport import (
     ToolContext,
     compile_user_regex,
     records,
-    scope,
     search,
     tool,
 )
 from pydantic import BaseModel, Field, field_validator
 
-from muxport_inspect.common import SCREEN, utf8_len
+from muxport_inspect.common import SCREEN, scope, utf8_len
 
 MAX_PATTERN_BYTES = 4096
 CEILING_PANES = 200
