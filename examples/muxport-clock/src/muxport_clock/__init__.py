@@ -1,12 +1,22 @@
 """The ``clock`` toolset: an example of a third-party muxport toolset with one tool.
 
-Everything comes from ``muxport``: the declaration decorator, the argument and
-answer bases, the exact-id type and the transport on the context.
+Everything comes from ``muxport``: the declaration decorator and its capability preset,
+the argument and answer bases, the exact-id type and ``apply`` on the context's transport.
 """
 
 from __future__ import annotations
 
-from muxport import CHANGE, Args, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport import (
+    CHANGE,
+    Args,
+    PaneId,
+    Result,
+    ToolContext,
+    ToolRegistry,
+    apply,
+    hookimpl,
+    tool,
+)
 
 
 class ShowClockArgs(Args):
@@ -19,6 +29,9 @@ class ClockShown(Result):
     mode: str
 
 
+MODE = {"in_mode": "pane_in_mode", "mode": "pane_mode"}  # field -> tmux format variable
+
+
 # CHANGE with only the "change" effect: the answer is read back, but nothing is observed
 # beyond the pane the tool changed.
 @tool(CHANGE.replace(tmux_effects=["change"]), title="Show clock")
@@ -28,16 +41,10 @@ async def show_clock(ctx: ToolContext, args: ShowClockArgs) -> ClockShown:
     The pane's program keeps running underneath; any key pressed in the pane, or
     sent to it, leaves clock mode.
     """
-    # Entering the mode and reading it back in ONE invocation describes one moment.
-    result = await ctx.tmux.run(
-        ("clock-mode", "-t", args.pane_id),
-        ("display-message", "-p", "-t", args.pane_id, "#{pane_in_mode} #{pane_mode}"),
-    )
-    in_mode, _, mode = result.stdout.strip().partition(" ")
-    return ClockShown(
+    # apply: enter the mode and read the pane back in ONE invocation (one moment).
+    return await apply(
+        ctx.tmux, ("clock-mode", "-t", args.pane_id), ClockShown, MODE, args.pane_id,
         pane_id=args.pane_id,
-        in_mode=in_mode == "1",
-        mode=mode,
         note="press any key in the pane (or send one with send_keys) to leave clock mode",
     )
 
