@@ -12,6 +12,7 @@ from muxport.app import preflight, start
 from muxport.connection import settings_from
 from muxport.errors import StartupError
 from muxport.selection import SelectionRequest
+from pydantic import Field
 
 
 class NoArgs(Args):
@@ -182,3 +183,23 @@ def test_launcher_refuses_a_third_party_rule_breaker(
     listed = muxport_cli("tools", "--json", env=env)
     assert listed.returncode == 0, listed.stderr
     assert "run_on_host" not in listed.stdout
+
+
+class LooseArgs(Args):
+    word: str = Field(pattern=r"[a-z]+")
+
+
+@tool(title="Loose", reach="none", effects=["observe"], outputs=["tmux-metadata"],
+      secrets=False, untrusted=False)
+async def loose_read(ctx: ToolContext, args: LooseArgs) -> Nothing:
+    """Read with an argument pattern a client validator would search, not match."""
+    return Nothing()
+
+
+def test_preflight_refuses_an_unanchored_pattern():
+    def add(registry: ToolRegistry) -> None:
+        registry.add(loose_read, toolset="loose")
+
+    with pytest.raises(StartupError, match=r"tool loose_read breaks a rule: .*\^\.\.\.\$ patterns"):
+        preflight(SelectionRequest(("loose",), (), (), "flags"),
+                  {"loose": plugin_module("loose", add)})

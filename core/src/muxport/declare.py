@@ -2,7 +2,7 @@
 
 A tool is a plain ``async def fn(ctx, args) -> Result`` whose argument and result
 types are pydantic models; the decorator records the capability row fields
-(DESIGN §6) and the registry derives everything else from the signature.
+and the registry derives everything else from the signature.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+
+from muxport.schemas import plain, without_nested_prose
 
 if TYPE_CHECKING:
     from muxport.context import ToolContext
@@ -54,6 +56,10 @@ class ToolSpec:
     input_literalization: Mapping[str, Literalization] = field(default_factory=dict)
     nested_authority: tuple[str, ...] = ()
     args_factory: ArgsFactory | None = None
+    # Repeating the call changes nothing more (reads are idempotent without saying so).
+    idempotent: bool = False
+    # None: read-only exactly when it observes only and reaches no process.
+    read_only: bool | None = None
     toolset: str = ""
     plugin: str = ""
 
@@ -70,6 +76,8 @@ def tool(
     literalization: Mapping[str, Literalization] | None = None,
     nested_authority: list[str] | None = None,
     args_factory: ArgsFactory | None = None,
+    idempotent: bool = False,
+    read_only: bool | None = None,
     name: str | None = None,
 ) -> Callable[[ToolFunc], ToolFunc]:
     """Declare an ``async def tool(ctx, args: ArgsModel) -> ResultModel``.
@@ -104,6 +112,8 @@ def tool(
             input_literalization=dict(literalization or {}),
             nested_authority=tuple(nested_authority or ()),
             args_factory=args_factory,
+            idempotent=idempotent,
+            read_only=read_only,
         )
         setattr(func, DECLARATION, spec)
         return func
@@ -113,14 +123,17 @@ def tool(
 
 @functools.cache
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema for arguments, made once (rows, listing and rules share it)."""
-    return model.model_json_schema()
+    """A model's JSON schema for arguments in the plain subset, made once (rows, listing
+    and rules share it)."""
+    return plain(model.model_json_schema(), nullable=False)
 
 
 @functools.cache
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema for answers (serialization mode), made once."""
-    return model.model_json_schema(mode="serialization")
+    """A model's JSON schema for answers (serialization mode, plain subset), made once."""
+    return without_nested_prose(
+        plain(model.model_json_schema(mode="serialization"), nullable=True)
+    )
 
 
 def spec_of(func: object) -> ToolSpec | None:

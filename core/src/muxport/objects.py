@@ -29,7 +29,7 @@ def unescape(value: str) -> str:
 
 
 class Session(BaseModel):
-    id: str = Field(description="session id, e.g. $1")
+    id: str
     name: str
     attached: int = Field(description="number of clients attached")
     windows: int
@@ -37,7 +37,7 @@ class Session(BaseModel):
 
 
 class Window(BaseModel):
-    id: str = Field(description="window id, e.g. @2")
+    id: str
     index: int
     name: str
     session_id: str
@@ -49,7 +49,7 @@ class Window(BaseModel):
 
 
 class Pane(BaseModel):
-    id: str = Field(description="pane id, e.g. %3")
+    id: str
     index: int
     window_id: str
     session_id: str

@@ -20,7 +20,7 @@ class SyncSet(Result):
 
 
 @tool(title="Set synchronize-panes", reach="none", effects=["change"], outputs=["tmux-metadata"],
-      secrets=False, untrusted=False, amplifies_future_input=True)
+      secrets=False, untrusted=False, amplifies_future_input=True, idempotent=True)
 async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
     """Turn a window's synchronize-panes on or off, so later keys reach all its panes or one.
 

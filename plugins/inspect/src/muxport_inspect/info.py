@@ -226,7 +226,7 @@ class PositionArgs(Args):
 
 
 class CornerPane(Pane, Result):
-    """The pane shape of TOOLS.md, with the ``note`` every answer may carry."""
+    """A pane, with the ``note`` every answer may carry."""
 
 
 GEOMETRY = (

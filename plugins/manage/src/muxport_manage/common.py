@@ -14,12 +14,14 @@ from pydantic import Field
 
 # DESIGN §6 rows, values from the reference catalog (§4a, the Java column: a tool
 # that answers with names, titles or paths sets both risk flags; ids only, neither).
+# NAMED and OPTION tools set a value: the same call again changes nothing more.
 NAMED: dict[str, Any] = dict(
     reach="none",
     effects=["observe", "change"],
     outputs=["tmux-metadata"],
     secrets=True,
     untrusted=True,
+    idempotent=True,
 )
 STRUCTURAL: dict[str, Any] = dict(
     reach="none",
@@ -32,7 +34,8 @@ CHANNEL: dict[str, Any] = dict(
     reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=True, untrusted=True
 )
 OPTION: dict[str, Any] = dict(
-    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=False, untrusted=False
+    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=False, untrusted=False,
+    idempotent=True,
 )
 
 Cells = Annotated[int | None, Field(default=None, ge=1, le=10_000, description="size in cells")]
