@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from muxport.context import ToolContext
-from muxport.hookguard import guarding
+from muxport import ToolContext
+from muxport._internal.hookguard import guarding
 from muxport.testing import in_process_client
 
 from bench.harness import Row, median, ms, tmux_box

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
-from muxport.schemas import problems
+from muxport._internal.schemas import problems
 from muxport.testing.clients import launcher
 
 from tests.conftest import FIRST_PARTY, clean_env
@@ -161,3 +161,69 @@ def test_capability_report_stays_below_100_kb(wire: Wire) -> None:
     assert len(content["text"].encode()) < 100_000, size
     rows = {row["name"]: row for row in report["tools"]}
     assert "input_schema" in rows["list_panes"] and "output_schema" in rows["list_panes"]
+
+
+def test_resource_templates_serve_listings_and_screens_like_the_tools(
+    wire: Wire, tmux_server: Any
+) -> None:
+    pane = tmux_server.shell_pane("bash")
+    pane.run("echo resource-line")
+    _, listed = wire.request("resources/templates/list")
+    templates = {t["uriTemplate"] for t in listed["result"]["resourceTemplates"]}
+    assert templates == {
+        "tmux://sessions/{session}/windows",
+        "tmux://windows/{window}/panes",
+        "tmux://panes/{pane}/screen{?lines}",
+    }
+    _, resources = wire.request("resources/list")
+    assert {r["uri"] for r in resources["result"]["resources"]} == {
+        "tmux://capabilities", "tmux://sessions"}
+
+    def read(uri: str) -> Any:
+        _, answer = wire.request("resources/read", {"uri": uri})
+        return answer
+
+    number = pane.pane_id[1:]
+    screen = json.loads(read(f"tmux://panes/{number}/screen?lines=2")["result"]["contents"][0]
+                        ["text"])
+    assert screen["max_lines"] == 2 and len(screen["content"]) <= 2
+    whole = json.loads(read(f"tmux://panes/{number}/screen")["result"]["contents"][0]["text"])
+    assert "resource-line" in whole["content"] and whole["max_lines"] == 200
+    sessions = json.loads(read("tmux://sessions")["result"]["contents"][0]["text"])
+    assert [s["id"] for s in sessions["sessions"]] == [pane.session_id]
+    windows = json.loads(read(f"tmux://sessions/{pane.session_id[1:]}/windows")["result"]
+                         ["contents"][0]["text"])
+    assert [w["id"] for w in windows["windows"]] == [pane.window_id]
+    panes = json.loads(read(f"tmux://windows/{pane.window_id[1:]}/panes")["result"]
+                       ["contents"][0]["text"])
+    assert [p["id"] for p in panes["panes"]] == [pane.pane_id]
+
+    missing = read("tmux://panes/999/screen")["error"]
+    assert missing["code"] == -32002 and "list_panes" in missing["message"]
+    unknown = read("tmux://nowhere")["error"]
+    assert unknown["code"] == -32002 and "tmux://panes/{pane}/screen" in unknown["message"]
+    bad = read(f"tmux://panes/{number}/screen?lines=many")["error"]
+    assert bad["code"] == -32602 and "max_lines" in bad["message"]
+
+    flag = tmux_server.dir / "hook-ran"
+    tmux_server.cmd("set-hook", "-g", "after-capture-pane", f"run-shell 'touch {flag}'")
+    refused = read(f"tmux://panes/{number}/screen")["error"]
+    assert refused["data"]["error_code"] == "hook_present" and not flag.exists()
+
+
+def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> None:
+    wire.next_id += 1
+    wire.send({"jsonrpc": "2.0", "id": wire.next_id, "method": "tools/call", "params": {
+        "name": "wait_for_channel", "arguments": {"channel": "fit-progress", "timeout": 2.5},
+        "_meta": {"progressToken": "p1"}}})
+    notes = []
+    while True:
+        message = json.loads(wire.readline())
+        if message.get("method") == "notifications/progress":
+            notes.append(message["params"])
+        elif message.get("id") == wire.next_id:
+            break
+    assert message["result"]["structuredContent"]["outcome"] == "timed_out"
+    assert notes and all(n["total"] == 2.5 for n in notes)
+    assert notes[0]["message"].startswith("waiting for channel fit-progress: ")
+    assert all(" s of 2.5 s" in n["message"] for n in notes)

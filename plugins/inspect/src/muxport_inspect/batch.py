@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from muxport import (
+    READ,
     Args,
     InvalidArgument,
     Result,
@@ -158,12 +159,10 @@ def size(value: Any) -> int:
 
 
 @tool(
+    READ.replace(output_classes=[
+        "tmux-metadata", "terminal-content", "process-environment", "configured-command"
+    ]),
     title="Call read tools batch",
-    reach="none",
-    effects=["observe"],
-    outputs=["tmux-metadata", "terminal-content", "process-environment", "configured-command"],
-    secrets=True,
-    untrusted=True,
     nested_authority=NESTED,
     args_factory=batch_args,
 )

@@ -1,4 +1,5 @@
-"""Watch cursors: where a reader left a pane, as a short opaque signed string.
+"""Watch cursors (docs/runs-and-waits.md): where a reader left a pane, as a short opaque
+signed string.
 
 A cursor remembers the pane, the pane's process (a respawned pane has a new one),
 the absolute row of the pane's cursor line when it was issued (``mark``: history
@@ -6,7 +7,7 @@ size + cursor row) and hashes of the last finished lines delivered (the anchor).
 The next look finds the anchor again in the pane's lines and delivers what follows
 it; when the anchor is gone (cleared pane, history outran the reader) the answer is
 discontinuous instead of stitching unrelated screens. The signature (HMAC with a key
-made once per process) keeps clients from forging or editing positions.
+made once per server) keeps clients from forging or editing positions.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from muxport import InvalidArgument, ToolContext
+from muxport import InvalidArgument, Toolbox
 
 ANCHOR_LINES = 4
 HASH_BYTES = 4
 MAC_BYTES = 9
-KEY_STATE = "muxport.inspect.cursor_key"
 OMIT = "omit the cursor to take a new baseline (capture_since or wait_for_text without cursor)"
 
 
@@ -76,8 +76,8 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-class Signer:
-    """Signs and checks cursors with a key that lives as long as this process.
+class Signer(Toolbox):
+    """Signs and checks cursors with a key that lives as long as this server.
 
     A cursor is ``c2.`` and the URL-safe base64 of a compact body (pane number, pane
     pid, mark, up to 4 anchor hashes and the cursor line's hash, as varints and raw
@@ -152,10 +152,6 @@ def _parse(body: bytes) -> CursorState:
     at += count * HASH_BYTES
     unfinished = body[at : at + HASH_BYTES].hex() if flags & 0x80 else ""
     return CursorState(f"%{pane}", pid, mark, anchors, unfinished)
-
-
-def signer(ctx: ToolContext) -> Signer:
-    return ctx.state(KEY_STATE, Signer)
 
 
 def find_anchor(

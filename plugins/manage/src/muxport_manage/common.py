@@ -7,36 +7,22 @@ store altered.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from muxport.names import PaneTitle, SessionName, WindowName
+from muxport import CHANGE, PaneTitle, SessionName, WindowName
 from pydantic import Field
 
-# DESIGN §6 rows, values from the reference catalog (§4a, the Java column: a tool
-# that answers with names, titles or paths sets both risk flags; ids only, neither).
+# Capability rows (docs/plugin-contract.md): a tool that answers with names, titles or
+# paths sets both risk flags; one that answers with ids and numbers only, neither.
 # NAMED and OPTION tools set a value: the same call again changes nothing more.
-NAMED: dict[str, Any] = dict(
-    reach="none",
-    effects=["observe", "change"],
-    outputs=["tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-    idempotent=True,
+NAMED = CHANGE.replace(
+    may_expose_secrets=True, may_return_untrusted_content=True, idempotent=True
 )
-STRUCTURAL: dict[str, Any] = dict(
-    reach="none",
-    effects=["observe", "change"],
-    outputs=["tmux-metadata"],
-    secrets=False,
-    untrusted=False,
+STRUCTURAL = CHANGE
+CHANNEL = CHANGE.replace(
+    tmux_effects=["change"], may_expose_secrets=True, may_return_untrusted_content=True
 )
-CHANNEL: dict[str, Any] = dict(
-    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=True, untrusted=True
-)
-OPTION: dict[str, Any] = dict(
-    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=False, untrusted=False,
-    idempotent=True,
-)
+OPTION = CHANGE.replace(tmux_effects=["change"], idempotent=True)
 
 Cells = Annotated[int | None, Field(default=None, ge=1, le=10_000, description="size in cells")]
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from muxport.errors import Refused
+from muxport._internal.errors import Refused
 
 # The tool whose reads are being guarded (None: the caller claims no read-only).
 GUARDED: ContextVar[str | None] = ContextVar("muxport_guarded_read", default=None)
@@ -92,10 +92,20 @@ class Wanted:
 
     @classmethod
     def of_client(cls, args: Sequence[str]) -> Wanted:
-        """A long-lived client: a control client attaching fires the client hooks."""
-        if not any(word in ("attach-session", "attach") for word in args):
-            return cls.of_commands([args[args.index("-C") + 1 :]] if "-C" in args else [])
-        return cls(frozenset(CLIENT_HOOKS), (_target(args),))
+        """A long-lived client: the commands it runs (``;``-separated argv), and the client
+        hooks when it attaches (a control client)."""
+        words = list(args[args.index("-C") + 1 :] if "-C" in args else args)
+        commands: list[list[str]] = [[]]
+        for word in words:
+            if word == ";":
+                commands.append([])
+            else:
+                commands[-1].append(word)
+        ran = cls.of_commands([c for c in commands if c])
+        if not any(c and c[0] in ("attach-session", "attach") for c in commands):
+            return ran
+        attach = next(c for c in commands if c and c[0] in ("attach-session", "attach"))
+        return cls(ran.hooks | set(CLIENT_HOOKS), (*ran.targets, _target(attach)))
 
 
 def query(wanted: Wanted) -> tuple[tuple[str, ...], ...]:

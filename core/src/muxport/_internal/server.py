@@ -1,4 +1,4 @@
-"""The MCP server: the only module that imports ``mcp`` (DESIGN §1, §5).
+"""The MCP server: the only module that imports ``mcp`` (docs/architecture.md).
 
 Built on the SDK's low-level ``Server`` so that argument validation, error text
 and ``_meta`` are ours: every answer is a named record in ``structuredContent``
@@ -19,20 +19,19 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from muxport import resources
-from muxport.audit import Audit
-from muxport.capabilities import META_KEY, RESOURCE_URI, meta_row
-from muxport.context import Services, ToolContext
-from muxport.errors import InvalidArgument, Refused, ToolError
-from muxport.hookguard import guarding
-from muxport.instructions import INSTRUCTIONS
-from muxport.surface import Surface
-from muxport.targets import answer_dict
+from muxport._internal import VERSION, resources
+from muxport._internal.audit import Audit
+from muxport._internal.capabilities import META_KEY, RESOURCE_URI, meta_row
+from muxport._internal.context import Services, ToolContext
+from muxport._internal.errors import InvalidArgument, Refused, ToolError
+from muxport._internal.hookguard import guarding
+from muxport._internal.instructions import INSTRUCTIONS
+from muxport._internal.surface import Surface
+from muxport._internal.targets import answer_dict
 
 log = logging.getLogger("muxport")
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
 INVALID_PARAMS = -32602
-VERSION = "0.1.0"
 
 
 def tool_definition(row: dict[str, Any]) -> types.Tool:
@@ -127,7 +126,7 @@ class MuxportServer:
         read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
         try:
             with guarding(name if read_only else None):
-                result = await spec.func(tool_ctx, args)
+                result = await self.services.func(name)(tool_ctx, args)
         except ToolError as exc:
             return error_result(exc)
         except Exception as exc:
@@ -201,7 +200,7 @@ class MuxportServer:
         )])
 
     async def serve_stdio(self) -> None:
-        """Serve until EOF on stdin, then reap tmux clients and run shutdown callbacks."""
+        """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
         async with anyio.create_task_group() as group:
             self.services.task_group = group
             try:
@@ -214,10 +213,5 @@ class MuxportServer:
                 group.cancel_scope.cancel()
 
     async def close(self) -> None:
-        for callback in reversed(self.services.shutdown):
-            try:
-                await callback()
-            except Exception:
-                log.exception("shutdown callback failed")
-        await self.services.tmux.aclose()
+        await self.services.aclose()
         self.audit.close()

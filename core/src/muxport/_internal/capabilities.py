@@ -1,5 +1,5 @@
 """Capability rows (``_meta["muxport/capability"]``), annotations, and the
-``tmux://capabilities`` report (docs/client-fit.md)."""
+``tmux://capabilities`` report (docs/plugin-contract.md, docs/client-fit.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muxport.declare import ToolSpec, input_schema, output_schema
+from muxport._internal.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
 RESOURCE_URI = "tmux://capabilities"
