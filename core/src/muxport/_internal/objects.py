@@ -54,15 +54,15 @@ class Pane(BaseModel):
     window_id: str
     session_id: str
     active: bool
-    command: str = Field(description="the pane's foreground command")
-    path: str = Field(description="the pane's current directory")
+    command: str = Field(description="foreground command")
+    path: str = Field(description="current directory")
     title: str
     width: int
     height: int
     pid: int
     dead: bool
-    in_mode: bool = Field(description="copy mode or another mode is showing")
-    caller: bool | None = Field(description="true for the pane muxport runs in; null outside tmux")
+    in_mode: bool = Field(description="in copy or another mode")
+    caller: bool | None = Field(description="muxport's own pane; null outside tmux")
 
 
 SESSION_FIELDS = {

@@ -53,7 +53,7 @@ MaxLines = Annotated[
         default=None,
         ge=1,
         le=1_000_000,
-        description="lines to keep, default 200, at most 5000; newest kept",
+        description="newest lines kept, default 200, at most 5000",
     ),
 ]
 Timeout = Annotated[
@@ -62,7 +62,7 @@ Timeout = Annotated[
         default=None,
         ge=0,
         le=86_400,
-        description="seconds to wait, default 30, at most 120 unless raised",
+        description="seconds, default 30, at most 120 unless raised",
     ),
 ]
 

@@ -41,7 +41,7 @@ class Cursor(BaseModel):
 class CaptureArgs(Args):
     pane_id: PaneId
     history: bool = Field(
-        default=False, description="true: scrollback history plus screen; false: the visible screen"
+        default=False, description="include the scrollback history"
     )
     max_lines: MaxLines = None
 

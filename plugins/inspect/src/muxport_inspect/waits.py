@@ -25,7 +25,7 @@ from muxport_inspect.patterns import Hit, PatternList, Patterns
 CURSOR_FIELD = Field(
     default=None,
     max_length=4096,
-    description="the cursor a previous capture_since or wait_for_text returned",
+    description="from a previous capture_since or wait_for_text",
 )
 
 
