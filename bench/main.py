@@ -18,6 +18,7 @@ from bench import (
     measure_cancel,
     measure_concurrency,
     measure_economy,
+    measure_hooks,
     measure_roundtrip,
     measure_run,
     measure_startup,
@@ -33,6 +34,7 @@ MODULES = (
     measure_concurrency,
     measure_cancel,
     measure_economy,
+    measure_hooks,
 )
 MODULE_LIMIT = 150  # seconds: a hung measurement becomes a "failed" row, the run goes on
 HEAD = ("measurement", "muxport", "peer (libtmux-mcp)", "ratio", "target", "met?")

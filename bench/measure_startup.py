@@ -15,6 +15,7 @@ from typing import Any
 from bench.harness import Row, connect, median, met, ratio, secs, status_field, tmux_box
 
 RUNS = 10
+ALL_FOUR = "inspect,manage,execute,teardown"
 
 
 def surface_bytes(listed: Any) -> tuple[int, int, int]:
@@ -51,7 +52,10 @@ async def measure() -> list[Row]:
                 times[side].append(elapsed)
                 rss[side].append(kb)
                 listing[side] = listed
+        async with connect("muxport", box, {"LIBTMUX_TOOLSETS": ALL_FOUR}) as session:
+            everything = await session.client.list_tools()
     tm, tp = median(times["muxport"]), median(times["peer"])
+    (na, wa, sa) = surface_bytes(everything)
     rm, rp = median(rss["muxport"]) / 1024, median(rss["peer"]) / 1024
     (nm, wm, sm), (np_, wp, sp) = surface_bytes(listing["muxport"]), surface_bytes(listing["peer"])
     return [
@@ -88,5 +92,21 @@ async def measure() -> list[Row]:
             ratio(sm, sp),
             "",
             "-",
+        ),
+        Row(
+            f"(d) tools/list bytes, all four toolsets ({na}) vs the peer's {np_}",
+            f"{wa:,} B",
+            f"{wp:,} B",
+            ratio(wa, wp),
+            "<= 70,000 B",
+            met(wa <= 70_000),
+        ),
+        Row(
+            "(d) part a model sees, all four toolsets",
+            f"{sa:,} B",
+            f"{sp:,} B",
+            ratio(sa, sp),
+            "<= 26,000 B",
+            met(sa <= 26_000),
         ),
     ]

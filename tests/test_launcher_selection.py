@@ -123,11 +123,16 @@ async def test_capabilities_report_selection_rows_and_connection(tmux_server, to
     assert set(FIRST_PARTY) <= set(selection["installed_toolsets"])
     assert report["effective_tools"] == sorted(tools)
     rows = {row["name"]: row for row in report["tools"]}
-    assert rows == {name: tool.meta["muxport/capability"] for name, tool in tools.items()}
+    definition = ("name", "title", "description", "annotations", "input_schema", "output_schema")
     for name, row in rows.items():
+        # _meta carries the row without what the tool definition already says
+        meta = tools[name].meta["muxport/capability"]
+        assert meta == {k: v for k, v in row.items() if k not in definition and k in meta}
         assert row["toolset"] == toolset_of[name]
+        assert row["description"] == tools[name].description
         assert row["input_schema"] == tools[name].input_schema
         assert row["output_schema"] == tools[name].output_schema
+        assert row["annotations"]["readOnlyHint"] is tools[name].annotations.read_only_hint
         assert row["process_reach"] == "none" and row["tmux_effects"] == ["observe"]
     connection = report["connection"]
     assert connection["selector"] == "socket_path"

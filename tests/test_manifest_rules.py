@@ -12,6 +12,7 @@ from muxport._internal.app import preflight, start
 from muxport._internal.connection import settings_from
 from muxport._internal.errors import StartupError
 from muxport._internal.selection import SelectionRequest
+from pydantic import Field
 
 
 class NoArgs(Args):
@@ -178,3 +179,22 @@ def test_launcher_refuses_a_third_party_rule_breaker(
     listed = muxport_cli("tools", "--json", env=env)
     assert listed.returncode == 0, listed.stderr
     assert "run_on_host" not in listed.stdout
+
+
+class LooseArgs(Args):
+    word: str = Field(pattern=r"[a-z]+")
+
+
+@tool(READ, title="Loose")
+async def loose_read(ctx: ToolContext, args: LooseArgs) -> Nothing:
+    """Read with an argument pattern a client validator would search, not match."""
+    return Nothing()
+
+
+def test_preflight_refuses_an_unanchored_pattern():
+    def add(registry: ToolRegistry) -> None:
+        registry.add(loose_read, toolset="loose")
+
+    with pytest.raises(StartupError, match=r"tool loose_read breaks a rule: .*\^\.\.\.\$ patterns"):
+        preflight(SelectionRequest(("loose",), (), (), "flags"),
+                  {"loose": plugin_module("loose", add)})

@@ -9,12 +9,12 @@ CASES = [
     ("get_server_info", {"verbose": True}, "remove it"),
     ("get_session_info", {}, "list_sessions"),
     ("get_session_info", {"session_id": "1"}, "list_sessions, e.g. $1"),
-    ("get_session_info", {"session_id": "$999"}, "call list_sessions for the 1 that exist"),
+    ("get_session_info", {"session_id": "$999"}, "call list_sessions for the 1 that exists"),
     ("get_window_info", {}, "list_windows"),
     ("get_window_info", {"window_id": 2}, "list_windows, e.g. @2"),
     ("get_window_info", {"window_id": "@999"}, "call list_windows"),
     ("get_pane_info", {"pane_id": "3"}, "list_panes, e.g. %3"),
-    ("get_pane_info", {"pane_id": "%999"}, "call list_panes for the 1 that exist"),
+    ("get_pane_info", {"pane_id": "%999"}, "call list_panes for the 1 that exists"),
     ("get_pane_info", {"pane_id": "main"}, "call list_panes"),
     ("find_pane_by_position", {"window_id": "@0", "position": "middle"}, "'top-left'"),
     ("find_pane_by_position", {"position": "top-left"}, "list_windows"),
@@ -67,7 +67,7 @@ CASES = [
     (
         "call_read_tools_batch",
         {"operations": [{"tool": "get_pane_info"}]},
-        "arguments: required: pass it",
+        "operation 0: invalid arguments for get_pane_info: pane_id: required",
     ),
     (
         "call_read_tools_batch",

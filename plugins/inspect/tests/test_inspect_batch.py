@@ -28,13 +28,9 @@ NESTED = {
 
 
 def item_tools(tool) -> set[str]:
-    schema = tool.input_schema
-    items = schema["properties"]["operations"]["items"]
-    names = set()
-    for ref in items.get("oneOf", []):
-        definition = schema["$defs"][ref["$ref"].rsplit("/", 1)[1]]
-        names.add(definition["properties"]["tool"]["const"])
-    return names
+    """The reads an operation may name: the enum of its ``tool``."""
+    items = tool.input_schema["properties"]["operations"]["items"]
+    return set(items["properties"]["tool"].get("enum", []))
 
 
 async def test_batch_over_stdio_runs_reads_in_order(stdio_client, shell_pane):

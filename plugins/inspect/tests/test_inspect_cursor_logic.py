@@ -72,3 +72,15 @@ async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
     assert seen.screen() == ["row0", "row1", "$ par", "", ""]
     (display, capture) = fake_tmux.calls[0]
     assert display[0] == "display-message" and capture[:4] == ("capture-pane", "-p", "-J", "-t")
+
+
+def test_a_cursor_is_at_most_64_characters_even_with_the_largest_fields():
+    signer = Signer(b"k" * 32)
+    state = issue("%999999999", 4_194_304, 2**32, ["a" * 500] * 9, "x" * 300)
+    token = signer.encode(state)
+    assert len(token) <= 64 and signer.decode(token, "%999999999", 4_194_304) == state
+    assert "%" not in token and "999" not in token  # opaque: no readable fields
+    with pytest.raises(InvalidArgument, match="not a muxport cursor"):
+        signer.decode("c2.!!", "%1", 42)
+    with pytest.raises(InvalidArgument, match="not a muxport cursor"):
+        signer.decode("c1." + token[3:], "%999999999", 4_194_304)

@@ -27,7 +27,7 @@ async def test_bad_session_names_the_listing_tool(mcp_client, shell_pane):
     assert result.is_error
     assert result.meta["error_code"] == "not_found"
     assert result.meta["delivery"] == "not_sent"
-    assert "call list_sessions for the 1 that exist" in result.content[0].text
+    assert "call list_sessions for the 1 that exists" in result.content[0].text
 
 
 async def test_no_server_is_an_empty_listing_with_a_note(stdio_client, tmux_server):

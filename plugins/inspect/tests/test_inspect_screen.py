@@ -51,7 +51,7 @@ async def test_screen_tools_over_stdio(stdio_client, tmux_server):
         )
         rows = {name: tools[name].meta["muxport/capability"] for name in tools}
 
-    assert screen["pane_id"] == pane_id
+    assert "pane_id" not in screen  # the model sent it: not repeated
     assert "alpha" in screen["content"] and "needle one" in screen["content"]
     # a row wrapped at 40 columns comes back as one line
     assert "W" * 60 + "needle-tail" in screen["content"]

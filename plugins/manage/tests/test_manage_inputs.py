@@ -83,7 +83,7 @@ BAD_INPUTS = [
     ("set_pane_title", {"pane_id": "%0", "title": "a\x1bb"}, "pass printable text"),
     ("swap_pane", {"pane_id": "%0", "other_pane_id": "%0"}, "two different panes"),
     ("move_window", {"window_id": "@0", "session_id": "$0", "index": -1}, "greater than or equal"),
-    ("select_window", {"window_id": "@999"}, "call list_windows for the 1 that exist"),
+    ("select_window", {"window_id": "@999"}, "call list_windows for the 1 that exists"),
     ("set_history_limit", {"session_id": "$999", "lines": 5}, "call list_sessions"),
     ("move_window", {"window_id": "@0", "session_id": "$999"}, "call list_sessions"),
     ("move_window", {"window_id": "@999", "session_id": "$0"}, "call list_windows"),

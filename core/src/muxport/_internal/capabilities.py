@@ -1,7 +1,5 @@
-"""Capability rows (``_meta["muxport/capability"]``) and the ``tmux://capabilities`` report.
-
-docs/plugin-contract.md.
-"""
+"""Capability rows (``_meta["muxport/capability"]``), annotations, and the
+``tmux://capabilities`` report (docs/plugin-contract.md, docs/client-fit.md)."""
 
 from __future__ import annotations
 
@@ -14,44 +12,60 @@ from muxport._internal.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
 RESOURCE_URI = "tmux://capabilities"
+# What the tool definition itself says (name, title, description, schemas, annotations):
+# the row in ``_meta`` leaves it out; the report keeps the whole row (docs/client-fit.md).
+IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema")
 
-# tmux runs after-* hooks even after list-sessions: no harmlessness claim is made here;
-# the row is the precise disclosure.
-CONSERVATIVE = {
-    "readOnlyHint": False,
-    "destructiveHint": True,
-    "idempotentHint": False,
-    "openWorldHint": True,
-}
-
+# configured-process tools say "no command is accepted" themselves; openWorldHint says
+# that they start a process.
 OPENERS = {
     "pane-command": "Runs a shell command in a pane with your user's permissions.",
-    "pane-input": "Sends input to a pane's program; a shell that receives it runs it with "
-    "your user's permissions.",
-    "configured-process": "Starts a pane's configured process; accepts no command payload.",
+    "pane-input": "Sends input to a pane's program; a shell runs it with your user's permissions.",
 }
+UNTRUSTED = "Pane output may be sensitive or untrusted."
 
 
 def opener(spec: ToolSpec) -> str:
-    """The fixed sentence that discloses what kind of tool this is; it goes last."""
+    """The disclosure a model needs beyond the annotations; it goes last ("" for none)."""
     if spec.process_reach in OPENERS:
         return OPENERS[spec.process_reach]
-    if "delete" in spec.tmux_effects:
-        return "Deletes tmux state; accepts no command payload."
-    if spec.tmux_effects == ("observe",):
-        if "terminal-content" in spec.output_classes:
-            return "Reads pane output; returned content may be sensitive or untrusted."
-        return "Inspects tmux state; accepts no client-supplied executable input."
-    return "Changes tmux state; accepts no client-supplied executable input."
+    if "terminal-content" in spec.output_classes and spec.tmux_effects == ("observe",):
+        return UNTRUSTED
+    return ""
 
 
 def describe(spec: ToolSpec) -> str:
     """The description a model reads: what tells the tool apart first, the disclosure last."""
-    return f"{spec.description}\n\n{opener(spec)}"
+    closing = opener(spec)
+    return f"{spec.description}\n\n{closing}" if closing else spec.description
+
+
+def is_read_only(spec: ToolSpec) -> bool:
+    """Observes tmux only and reaches no process: the tools whose reads the hook check guards."""
+    if spec.read_only is not None:
+        return spec.read_only
+    return spec.tmux_effects == ("observe",) and spec.process_reach == "none"
+
+
+def hints(spec: ToolSpec) -> dict[str, bool]:
+    """The MCP hints, derived from the row (README "What the annotations promise")."""
+    read_only = is_read_only(spec)
+    destructive = not read_only and (
+        "delete" in spec.tmux_effects
+        or spec.process_reach != "none"
+        or spec.amplifies_future_input
+        or spec.toolset == "execute"
+    )
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": read_only or spec.idempotent,
+        "openWorldHint": spec.process_reach != "none",
+    }
 
 
 def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
-    """The capability row of one tool, with its effective input schema."""
+    """The whole capability row of one tool, with its effective input schema."""
     return {
         "name": spec.name,
         "title": spec.title,
@@ -63,11 +77,24 @@ def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
         "may_expose_secrets": spec.may_expose_secrets,
         "may_return_untrusted_content": spec.may_return_untrusted_content,
         "amplifies_future_input": spec.amplifies_future_input,
-        "annotations": dict(CONSERVATIVE),
+        "annotations": hints(spec),
         "input_schema": input_schema(args),
         "output_schema": output_schema(spec.result),
         "input_literalization": dict(spec.input_literalization),
         "nested_authority": [],
+    }
+
+
+# Left out of ``_meta`` when false or empty (most tools): the report has them all.
+WHEN_SET = ("amplifies_future_input", "input_literalization", "nested_authority")
+
+
+def meta_row(full: Mapping[str, Any]) -> dict[str, Any]:
+    """The row as ``_meta`` carries it: only what the tool definition does not say."""
+    return {
+        key: value
+        for key, value in full.items()
+        if key not in IN_DEFINITION and (value or key not in WHEN_SET)
     }
 
 

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
+from muxport._internal.hookguard import GUARDED, guarding
 from muxport._internal.transport import Tmux
 from muxport._internal.watch import Feeds
 
@@ -33,6 +34,12 @@ log = logging.getLogger(__name__)
 
 async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
     return None
+
+
+def wait_message(what: str, elapsed: float, total: float, state: str = "") -> str:
+    """The progress message of every wait."""
+    told = f"waiting for {what}: {elapsed:.0f} s of {total:g} s"
+    return f"{told} ({state})" if state else told
 
 
 @dataclass
@@ -99,12 +106,20 @@ class ToolContext:
         """The tools this tool may call through ``call_nested`` (its pruned authority)."""
         return self.services.nested.get(self.tool, ())
 
+    def nested_spec(self, name: str) -> ToolSpec:
+        """The declaration of a tool of this tool's nested authority (PermissionError if not)."""
+        if name not in self.nested_tools:
+            raise PermissionError(name)
+        return self.services.specs[name]
+
     async def call_nested(self, name: str, args: BaseModel) -> BaseModel:
         """Run a tool of this tool's nested authority with already validated arguments."""
         if name not in self.nested_tools:
             raise PermissionError(name)
         call = self.services.func(name)
-        return await call(ToolContext(name, self.services, self.progress_sink), args)
+        # a guarded read's nested reads are guarded under their own name
+        with guarding(name if GUARDED.get() is not None else None):
+            return await call(ToolContext(name, self.services, self.progress_sink), args)
 
     def spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
@@ -118,18 +133,26 @@ class ToolContext:
         """A progress notification; nothing is sent when the client gave no token."""
         await self.progress_sink(progress, total, message)
 
+    async def wait_progress(
+        self, what: str, total: float, elapsed: float, state: str = ""
+    ) -> None:
+        """A wait's progress: ``total`` is its effective timeout, the message the one format
+        every wait uses ("waiting for channel x: 4 s of 30 s", "(armed)" and the like)."""
+        await self.report_progress(elapsed, total, wait_message(what, elapsed, total, state))
+
     @asynccontextmanager
     async def heartbeat(
-        self, message: Callable[[float], str], every: float = PROGRESS_EVERY
+        self, what: str, total: float, every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send progress every ``every`` seconds while the body waits (docs/runs-and-waits.md)."""
+        """Send a wait's progress every ``every`` seconds while the body waits (at least
+        every 5 s: clients that reset their timeout on progress keep the call alive;
+        docs/runs-and-waits.md)."""
         start = time.monotonic()
 
         async def beat() -> None:
             while True:
                 await anyio.sleep(every)
-                elapsed = time.monotonic() - start
-                await self.report_progress(elapsed, None, message(elapsed))
+                await self.wait_progress(what, total, time.monotonic() - start)
 
         async with anyio.create_task_group() as group:
             group.start_soon(beat)

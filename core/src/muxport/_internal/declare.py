@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
+from muxport._internal.schemas import plain, without_nested_prose
+
 if TYPE_CHECKING:
     from muxport._internal.context import ToolContext
     from muxport._internal.transport import Tmux
@@ -46,6 +48,8 @@ class Changes(TypedDict, total=False):
     may_expose_secrets: bool
     may_return_untrusted_content: bool
     amplifies_future_input: bool
+    idempotent: bool
+    read_only: bool | None
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,11 @@ class Capability:
     may_expose_secrets: bool
     may_return_untrusted_content: bool
     amplifies_future_input: bool = False
+    # The same call again changes nothing more (a read is idempotent without saying so);
+    # it becomes the idempotentHint annotation (docs/client-fit.md).
+    idempotent: bool = False
+    # None: read-only exactly when it observes only and reaches no process.
+    read_only: bool | None = None
 
     def __post_init__(self) -> None:  # kept as tuples, whatever sequence was given
         object.__setattr__(self, "tmux_effects", tuple(self.tmux_effects))
@@ -161,14 +170,17 @@ def tool(
 
 @functools.cache
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema for arguments, made once (rows, listing and rules share it)."""
-    return model.model_json_schema()
+    """A model's JSON schema for arguments in the plain subset, made once (rows, listing
+    and rules share it; docs/client-fit.md)."""
+    return plain(model.model_json_schema(), nullable=False)
 
 
 @functools.cache
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema for answers (serialization mode), made once."""
-    return model.model_json_schema(mode="serialization")
+    """A model's JSON schema for answers (serialization mode, plain subset), made once."""
+    return without_nested_prose(
+        plain(model.model_json_schema(mode="serialization"), nullable=True)
+    )
 
 
 def spec_of(func: object) -> ToolSpec | None:

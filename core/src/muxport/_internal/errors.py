@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 Delivery = Literal["not_sent", "possibly_sent", "observed"]
 
 
@@ -47,16 +49,52 @@ class ToolError(Exception):
         return meta
 
 
+# where a missing id comes from, so that the error names the recovery
+ID_SOURCES = {"pane_id": "list_panes", "window_id": "list_windows", "session_id": "list_sessions"}
+
+
 class InvalidArgument(ToolError):
     """The arguments break the tool's schema or a rule the schema cannot say."""
 
     code = "invalid_argument"
+
+    @classmethod
+    def from_validation(cls, tool: str, error: ValidationError) -> InvalidArgument:
+        """The error for arguments of ``tool`` that its model refused, naming each fix."""
+        parts = []
+        for item in error.errors()[:5]:
+            where = ".".join(str(p) for p in item["loc"]) or "arguments"
+            message = item["msg"].removeprefix("Value error, ")
+            last = str(item["loc"][-1]) if item["loc"] else ""
+            if item["type"] == "missing" and last in ID_SOURCES:
+                message = f"required: pass an exact id from {ID_SOURCES[last]}"
+            elif item["type"] == "missing":
+                message = "required: pass it"
+            elif item["type"] == "extra_forbidden":
+                message = "unknown argument: remove it"
+            parts.append(f"{where}: {message}")
+        return cls(
+            f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's inputSchema)"
+        )
 
 
 class NotFound(ToolError):
     """A target (pane, window, session, run, cursor) does not exist."""
 
     code = "not_found"
+
+    @classmethod
+    def counted(cls, kind: str, target: str, tool: str, count: int) -> NotFound:
+        """No ``kind`` ``target``: name the listing ``tool`` and how many of its kind exist."""
+        if count == 0:
+            rest = f"no {kind} exists now; call {tool} to see what there is"
+        elif count == 1:
+            rest = f"call {tool} for the 1 that exists"
+        else:
+            rest = f"call {tool} for the {count} that exist"
+        return cls(
+            f"no {kind} {target} on this server; {rest}", data={"kind": kind, "target": target}
+        )
 
 
 class Refused(ToolError):

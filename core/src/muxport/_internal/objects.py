@@ -29,7 +29,7 @@ def unescape(value: str) -> str:
 
 
 class Session(BaseModel):
-    id: str = Field(description="session id, e.g. $1")
+    id: str
     name: str
     attached: int = Field(description="number of clients attached")
     windows: int
@@ -37,7 +37,7 @@ class Session(BaseModel):
 
 
 class Window(BaseModel):
-    id: str = Field(description="window id, e.g. @2")
+    id: str
     index: int
     name: str
     session_id: str
@@ -49,20 +49,20 @@ class Window(BaseModel):
 
 
 class Pane(BaseModel):
-    id: str = Field(description="pane id, e.g. %3")
+    id: str
     index: int
     window_id: str
     session_id: str
     active: bool
-    command: str = Field(description="the pane's foreground command")
-    path: str = Field(description="the pane's current directory")
+    command: str = Field(description="foreground command")
+    path: str = Field(description="current directory")
     title: str
     width: int
     height: int
     pid: int
     dead: bool
-    in_mode: bool = Field(description="copy mode or another mode is showing")
-    caller: bool | None = Field(description="true for the pane muxport runs in; null outside tmux")
+    in_mode: bool = Field(description="in copy or another mode")
+    caller: bool | None = Field(description="muxport's own pane; null outside tmux")
 
 
 SESSION_FIELDS = {

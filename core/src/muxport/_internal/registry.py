@@ -8,8 +8,16 @@ import inspect
 import json
 from collections.abc import Iterable
 
-from muxport._internal.declare import EFFECT_ORDER, Toolbox, ToolSpec, input_schema, spec_of
+from muxport._internal.declare import (
+    EFFECT_ORDER,
+    Toolbox,
+    ToolSpec,
+    input_schema,
+    output_schema,
+    spec_of,
+)
 from muxport._internal.errors import StartupError
+from muxport._internal.schemas import SchemaShapeError, problems
 
 SOCKET_WORDS = ("socket", "socket_name", "socket_path")
 
@@ -81,7 +89,14 @@ def _violations(spec: ToolSpec) -> Iterable[str]:
         yield "teardown tools include the delete effect"
     if spec.name in spec.nested_authority:
         yield "nested authority never names the tool itself"
-    schema = json.dumps(input_schema(spec.args))
+    try:
+        schemas = (input_schema(spec.args), output_schema(spec.result))
+    except SchemaShapeError as exc:
+        yield f"its schemas need a shape every client accepts: {exc}"
+        return
+    for problem in problems(schemas[0]) + problems(schemas[1]):
+        yield f"schemas use only what every client accepts (^...$ patterns): {problem}"
+    schema = json.dumps(schemas[0])
     if any(f'"{word}"' in schema for word in SOCKET_WORDS):
         yield "no input schema offers a socket selector"
     unknown = set(spec.input_literalization) - set(spec.args.model_fields)

@@ -16,39 +16,46 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from muxport._internal import VERSION
+from muxport._internal import VERSION, resources
 from muxport._internal.audit import Audit
-from muxport._internal.capabilities import META_KEY, RESOURCE_URI, describe
+from muxport._internal.capabilities import META_KEY, RESOURCE_URI, meta_row
 from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
+from muxport._internal.hookguard import guarding
 from muxport._internal.instructions import INSTRUCTIONS
 from muxport._internal.surface import Surface
 from muxport._internal.targets import answer_dict
-from muxport._internal.transport import KINDS
 
 log = logging.getLogger("muxport")
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
+INVALID_PARAMS = -32602
 
 
-# where a missing id comes from, so that the error names the recovery
-ID_SOURCES = {f"{kind}_id": tool for kind, (_, tool) in KINDS.items()}
+def tool_definition(row: dict[str, Any]) -> types.Tool:
+    """What ``tools/list`` shows of one tool; ``_meta`` adds only what the rest does not say."""
+    hints = row["annotations"]
+    return types.Tool(
+        name=row["name"],
+        title=row["title"],
+        description=row["description"],
+        input_schema=row["input_schema"],
+        output_schema=row["output_schema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=hints["readOnlyHint"], destructive_hint=hints["destructiveHint"],
+            idempotent_hint=hints["idempotentHint"], open_world_hint=hints["openWorldHint"],
+        ),
+        meta={META_KEY: meta_row(row)},
+    )
 
 
-def validation_message(tool: str, error: ValidationError) -> str:
-    parts = []
-    for item in error.errors()[:5]:
-        where = ".".join(str(p) for p in item["loc"]) or "arguments"
-        message = item["msg"].removeprefix("Value error, ")
-        last = str(item["loc"][-1]) if item["loc"] else ""
-        if item["type"] == "missing" and last in ID_SOURCES:
-            message = f"required: pass an exact id from {ID_SOURCES[last]}"
-        elif item["type"] == "missing":
-            message = "required: pass it"
-        elif item["type"] == "extra_forbidden":
-            message = "unknown argument: remove it"
-        parts.append(f"{where}: {message}")
-    return f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's inputSchema)"
+def tool_error_in(exc: BaseException) -> ToolError | None:
+    """The tool error a task group wrapped, when it is the only thing that went wrong."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc if isinstance(exc, ToolError) else None
 
 
 def error_result(error: ToolError) -> types.CallToolResult:
@@ -65,23 +72,9 @@ class MuxportServer:
     def __init__(self, surface: Surface, services: Services, report: dict[str, Any]) -> None:
         self.surface = surface
         self.services = services
-        self.report_text = json.dumps(report, indent=1)
+        self.report_text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
         self.audit = Audit.from_env()
-        self.tools = [
-            types.Tool(
-                name=name,
-                title=spec.title,
-                description=describe(spec),
-                input_schema=surface.rows[name]["input_schema"],
-                output_schema=surface.rows[name]["output_schema"],
-                annotations=types.ToolAnnotations(
-                    title=spec.title, read_only_hint=False, destructive_hint=True,
-                    idempotent_hint=False, open_world_hint=True,
-                ),
-                meta={META_KEY: surface.rows[name]},
-            )
-            for name, spec in sorted(surface.specs.items())
-        ]
+        self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
         self.lowlevel = Server(
             "muxport",
             version=VERSION,
@@ -89,6 +82,7 @@ class MuxportServer:
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
             on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
         )
 
@@ -120,7 +114,7 @@ class MuxportServer:
         try:
             args = self.surface.args[name].model_validate(arguments)
         except ValidationError as exc:
-            return error_result(InvalidArgument(validation_message(name, exc)))
+            return error_result(InvalidArgument.from_validation(name, exc))
         except (TypeError, ValueError, AssertionError) as exc:
             # pydantic lets some constraint errors escape as plain exceptions (max_length on a
             # None): still the caller's bad argument, never a protocol error.
@@ -129,11 +123,16 @@ class MuxportServer:
                 f"invalid arguments for {name}: {exc} (see the tool's inputSchema)"
             ))
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
+        read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
         try:
-            result = await self.services.func(name)(tool_ctx, args)
+            with guarding(name if read_only else None):
+                result = await self.services.func(name)(tool_ctx, args)
         except ToolError as exc:
             return error_result(exc)
-        except Exception:
+        except Exception as exc:
+            refusal = tool_error_in(exc)
+            if refusal is not None:  # raised inside a task group (a wait's heartbeat)
+                return error_result(refusal)
             log.exception("tool %s failed", name)
             return error_result(ToolError(
                 f"{name} hit an internal error (a muxport bug; the server log has the details). "
@@ -149,23 +148,55 @@ class MuxportServer:
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource(
+        found = [types.Resource(
             name="capabilities", title="muxport capabilities", uri=RESOURCE_URI,
             mime_type="application/json",
             description="Selection, capability rows and the served tmux connection.",
-        )])
+        )]
+        if "list_sessions" in self.surface.specs:
+            found.append(types.Resource(
+                name="sessions", title="Sessions", uri=resources.SESSIONS_URI,
+                mime_type="application/json",
+                description="Every session, as list_sessions answers it.",
+            ))
+        return types.ListResourcesResult(resources=found)
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(
+                name=t.name, title=t.title, uri_template=t.uri_template,
+                mime_type="application/json", description=t.description,
+            )
+            for t in resources.templates(frozenset(self.surface.specs))
+        ])
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        if str(params.uri) != RESOURCE_URI:
-            from mcp.shared.exceptions import MCPError
-
-            raise MCPError(
-                code=-32602, message=f"unknown resource {params.uri}; read {RESOURCE_URI}"
-            )
+        uri = str(params.uri)
+        if uri == RESOURCE_URI:
+            text = self.report_text
+        else:
+            try:
+                name, arguments = resources.route(uri, frozenset(self.surface.specs))
+            except resources.UnknownResource as exc:
+                raise MCPError(code=RESOURCE_NOT_FOUND, message=str(exc)) from None
+            # the tool's own dispatch: selection, checks, budgets, hook check, audit
+            result = await self.call_tool(ctx, types.CallToolRequestParams(
+                name=name, arguments=arguments))
+            if result.is_error:
+                code = (result.meta or {}).get("error_code")
+                text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+                raise MCPError(
+                    code=RESOURCE_NOT_FOUND if code == "not_found" else INVALID_PARAMS,
+                    message=text,
+                    data=result.meta,
+                )
+            text = json.dumps(result.structured_content, ensure_ascii=False)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
-            uri=RESOURCE_URI, mime_type="application/json", text=self.report_text,
+            uri=uri, mime_type="application/json", text=text,
         )])
 
     async def serve_stdio(self) -> None:

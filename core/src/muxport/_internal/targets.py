@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from muxport._internal.transport import KINDS
 
@@ -41,29 +41,19 @@ def _exact_id(prefix: str) -> Callable[[Any], Any]:
 
 
 # Field comes before the validator so that the pattern also appears in the inputSchema
-# (pydantic drops it from the JSON schema when it follows a BeforeValidator).
-PaneId = Annotated[
-    str,
-    Field(pattern=r"^%[0-9]{1,9}$", description="exact pane id, e.g. %3 (from list_panes)"),
-    BeforeValidator(_exact_id("%")),
-]
-WindowId = Annotated[
-    str,
-    Field(pattern=r"^@[0-9]{1,9}$", description="exact window id, e.g. @2 (from list_windows)"),
-    BeforeValidator(_exact_id("@")),
-]
-SessionId = Annotated[
-    str,
-    Field(pattern=r"^\$[0-9]{1,9}$", description="exact session id, e.g. $1 (from list_sessions)"),
-    BeforeValidator(_exact_id("$")),
-]
+# (pydantic drops it from the JSON schema when it follows a BeforeValidator). No
+# description: the pattern shows the shape, the server instructions where ids come from,
+# and 30 schemas would repeat it.
+PaneId = Annotated[str, Field(pattern=r"^%[0-9]{1,9}$"), BeforeValidator(_exact_id("%"))]
+WindowId = Annotated[str, Field(pattern=r"^@[0-9]{1,9}$"), BeforeValidator(_exact_id("@"))]
+SessionId = Annotated[str, Field(pattern=r"^\$[0-9]{1,9}$"), BeforeValidator(_exact_id("$"))]
 MaxLines = Annotated[
     int | None,
     Field(
         default=None,
         ge=1,
         le=1_000_000,
-        description="line budget, default 200; above 5000 it is clamped to 5000; newest kept",
+        description="newest lines kept, default 200, at most 5000",
     ),
 ]
 Timeout = Annotated[
@@ -72,7 +62,7 @@ Timeout = Annotated[
         default=None,
         ge=0,
         le=86_400,
-        description="seconds to wait, default 30, clamped to the ceiling (120 unless raised)",
+        description="seconds, default 30, at most 120 unless raised",
     ),
 ]
 
@@ -86,7 +76,9 @@ class Args(BaseModel):
 class Result(BaseModel):
     """Base of every answer model; ``note`` says what the fields cannot."""
 
-    note: str | None = Field(default=None, description="what to do next, when there is more to say")
+    # No description and no null: the name says it, 46 output schemas would repeat it,
+    # and answer_dict leaves an empty note out.
+    note: Annotated[str | None, WithJsonSchema({"type": "string"}, mode="serialization")] = None
 
 
 def answer_dict(model: BaseModel) -> dict[str, Any]:

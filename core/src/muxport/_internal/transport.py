@@ -16,6 +16,7 @@ from typing import Literal
 import anyio
 from anyio.abc import Process
 
+from muxport._internal import hookguard
 from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
 from muxport._internal.sharing import SHARED_LIMIT, Batch, SharedReads
 
@@ -103,8 +104,9 @@ class Tmux:
         self.binary = refuse_control_chars(binary, "tmux binary")
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
-        self._reads = SharedReads(lambda commands: self.run(*commands, check=False))
-        self._batch = Batch(lambda commands: self.run(*commands, check=False))
+        self._reads = SharedReads(lambda commands: self._invoke(commands))
+        self._batch = Batch(lambda commands: self._invoke(commands))
+        self._hook_checks = SharedReads(lambda commands: self._invoke(commands))
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
@@ -121,16 +123,32 @@ class Tmux:
 
     async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
         """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
+        await self._guard(hookguard.Wanted.of_commands(commands))
+        result = await self._invoke(tuple(tuple(str(a) for a in c) for c in commands))
+        if check and result.returncode != 0:
+            raise await self._failed(result)
+        return result
+
+    async def _invoke(self, commands: Sequence[Sequence[str]]) -> TmuxResult:
         argv = refuse_nul(self.argv(*commands))
         done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
-        result = TmuxResult(
+        return TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
         )
-        if check and result.returncode != 0:
-            raise await self._failed(result)
-        return result
+
+    async def _guard(self, wanted: hookguard.Wanted) -> None:
+        """Inside a read-only tool: refuse before any hook its command would fire is run."""
+        if hookguard.GUARDED.get() is None or not wanted.hooks:
+            return
+
+        async def shared(commands: tuple[tuple[str, ...], ...]) -> tuple[int, str]:
+            result = await self._hook_checks.read(commands)
+            assert isinstance(result, TmuxResult)
+            return result.returncode, result.stdout
+
+        await hookguard.check(shared, wanted)
 
     async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         failure = self.failure(result)
@@ -143,6 +161,7 @@ class Tmux:
         """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
         for at the same time share ONE invocation that starts after each of them asked."""
         key = tuple(tuple(str(arg) for arg in command) for command in commands)
+        await self._guard(hookguard.Wanted.of_commands(key))
         try:
             result = await self._reads.read(key)
         except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
@@ -194,13 +213,11 @@ class Tmux:
         tool, query = MISSING[kind]
         listed = await self.run(query, check=False)
         count = len(listed.lines) if listed.returncode == 0 else 0
-        return NotFound(
-            f"no {kind} {target} on this server; call {tool} for the {count} that exist",
-            data={"kind": kind, "target": target},
-        )
+        return NotFound.counted(kind, target, tool, count)
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
+        await self._guard(hookguard.Wanted.of_client(args))
         async with self._starting:
             process = await anyio.open_process(
                 refuse_nul([self.binary, "-S", self.socket_path, *args]),

@@ -18,7 +18,8 @@ class FakeTmux(Tmux):
         self.answers = dict(answers or {})
         self.calls: list[tuple[tuple[str, ...], ...]] = []
 
-    async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
+    async def _invoke(self, commands: Sequence[Sequence[str]]) -> TmuxResult:
+        # every invocation (run, read, batched sends) reaches tmux here
         self.calls.append(tuple(tuple(c) for c in commands))
         out = "".join(self.answers.get(c[0], "") for c in commands)
         return TmuxResult(0, out, "")

@@ -19,7 +19,7 @@ class SyncSet(Result):
     )
 
 
-@tool(CHANGE.replace(tmux_effects=["change"], amplifies_future_input=True),
+@tool(CHANGE.replace(tmux_effects=["change"], amplifies_future_input=True, idempotent=True),
       title="Set synchronize-panes")
 async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
     """Turn a window's synchronize-panes on or off, so later keys reach all its panes or one.

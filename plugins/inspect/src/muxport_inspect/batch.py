@@ -1,8 +1,11 @@
-"""call_read_tools_batch: several reads in one call, each checked against its own schema first.
+"""call_read_tools_batch: several reads in one call, each checked before any runs.
 
 The argument model is built once the nested authority is known (``args_factory``):
-``operations.items`` is a ``oneOf`` over the permitted tools, discriminated on
-``tool``, so the whole batch is validated (every operation) before anything runs.
+each operation is ``{"tool": <one of the permitted reads>, "arguments": {...}}``, and
+the tool checks every operation's arguments against that tool's own argument model
+before anything runs, so an error reads exactly as the nested tool's own would. The
+served schema says so in one line instead of inlining every nested schema
+(docs/client-fit.md).
 """
 
 from __future__ import annotations
@@ -10,10 +13,27 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Union, cast
+from typing import Annotated, Any, Literal
 
-from muxport import READ, Args, Result, ToolContext, ToolError, ToolSpec, answer_dict, tool
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema, create_model
+from muxport import (
+    READ,
+    Args,
+    InvalidArgument,
+    Result,
+    ToolContext,
+    ToolError,
+    ToolSpec,
+    answer_dict,
+    tool,
+)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    create_model,
+)
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +58,16 @@ NESTED = [
 MAX_OPERATIONS = 16
 ANSWER_CAP = 1_000_000
 ENVELOPE = 1_024  # room kept for the answer's own keys
+ARGUMENTS = "that tool's arguments, checked against its own inputSchema before anything runs"
 
 
 class Operation(Args):
     tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = Field(default_factory=dict, description=ARGUMENTS)
 
 
 class BatchArgs(Args):
-    """The shape the batch receives; the served schema comes from ``batch_args``."""
+    """The shape the batch receives; the served model comes from ``batch_args``."""
 
     operations: list[Operation] = Field(min_length=1, max_length=MAX_OPERATIONS)
     on_error: Literal["stop", "continue"] = "stop"
@@ -54,11 +75,11 @@ class BatchArgs(Args):
 
 def _eligible(permitted: list[str]) -> Any:
     def check(value: Any) -> Any:
-        name = value.get("tool") if isinstance(value, dict) else None
-        if isinstance(name, str) and name not in permitted:
+        if isinstance(value, str) and value not in permitted:
             raise ValueError(
-                f"tool {name!r} is not eligible for read batching on this server; nothing was run. "
-                f"Batch only these: {', '.join(permitted) or 'none'} (call other tools directly)"
+                f"tool {value!r} is not eligible for read batching on this server; nothing was "
+                f"run. Batch only these: {', '.join(permitted) or 'none'} (call other tools "
+                "directly)"
             )
         return value
 
@@ -71,50 +92,22 @@ def _refuse_all(value: Any) -> Any:
     )
 
 
-def _operation_model(name: str, spec: ToolSpec) -> type[BaseModel]:
-    needs_arguments = any(f.is_required() for f in spec.args.model_fields.values())
-    arguments: Any = (
-        (spec.args, ...) if needs_arguments else (spec.args, Field(default_factory=spec.args))
-    )
-    fields: dict[str, Any] = {"tool": (Literal[name], ...), "arguments": arguments}
-    title = "".join(part.title() for part in name.split("_")) + "Operation"
-    model: type[BaseModel] = create_model(title, __base__=Args, **fields)
-    return model
-
-
-class OneOfItems(Args):
-    """Keeps ``operations.items`` a ``oneOf`` even when a single tool remains."""
-
-    @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        schema = super().model_json_schema(*args, **kwargs)
-        operations = schema.get("properties", {}).get("operations", {})
-        items = operations.get("items", {})
-        if "$ref" in items:
-            operations["items"] = {"oneOf": [items]}
-        return schema
-
-
 def batch_args(permitted: Mapping[str, ToolSpec]) -> type[BaseModel]:
-    """The served argument model: ``operations`` items are a ``oneOf`` over ``permitted``."""
+    """The served argument model: each operation names one of ``permitted`` (an enum)."""
     names = sorted(permitted)
-    models = [_operation_model(name, permitted[name]) for name in names]
-    item: Any
-    if not models:
-        item = Annotated[dict[str, Any], WithJsonSchema({"not": {}}), AfterValidator(_refuse_all)]
-    elif len(models) == 1:
-        item = Annotated[models[0], BeforeValidator(_eligible(names))]
-    else:
-        union: Any = Union[tuple(models)]  # noqa: UP007 (a runtime tuple of models)
-        item = Annotated[union, Field(discriminator="tool"), BeforeValidator(_eligible(names))]
+    choices: Any = Literal.__getitem__(tuple(names)) if names else str
+    check: Any = BeforeValidator(_eligible(names)) if names else AfterValidator(_refuse_all)
+    name_type: Any = Annotated[choices, check]
+    operation: type[BaseModel] = create_model(
+        "Operation",
+        __base__=Operation,
+        tool=(name_type, Field(description="the read to run")),
+    )
+    rows: Any = list.__class_getitem__(operation)
     fields: dict[str, Any] = {
         "operations": (
-            list[item],
-            Field(
-                min_length=1,
-                max_length=MAX_OPERATIONS,
-                description="1..16 reads, each {tool, arguments} checked against its tool's schema",
-            ),
+            rows,
+            Field(min_length=1, max_length=MAX_OPERATIONS, description="1..16 reads, run in order"),
         ),
         "on_error": (
             Literal["stop", "continue"],
@@ -124,13 +117,25 @@ def batch_args(permitted: Mapping[str, ToolSpec]) -> type[BaseModel]:
             ),
         ),
     }
-    model: type[BaseModel] = create_model("CallReadToolsBatchArgs", __base__=OneOfItems, **fields)
+    model: type[BaseModel] = create_model("CallReadToolsBatchArgs", __base__=Args, **fields)
     return model
+
+
+def checked(ctx: ToolContext, operations: list[Operation]) -> list[BaseModel]:
+    """Every operation's arguments as its tool's own model; the first bad one refuses all."""
+    models = []
+    for index, operation in enumerate(operations):
+        spec = ctx.nested_spec(operation.tool)
+        try:
+            models.append(spec.args.model_validate(operation.arguments))
+        except ValidationError as exc:
+            error = InvalidArgument.from_validation(operation.tool, exc)
+            raise InvalidArgument(f"operation {index}: {error.message}; nothing was run") from None
+    return models
 
 
 class Row(BaseModel):
     index: int
-    tool: str
     success: bool
     error: str | None = Field(description="the tool error's text, naming the recovery")
     error_code: str | None = Field(default=None, description="the tool error's code")
@@ -166,19 +171,17 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
 
     Operations run in order; answers are kept within 1,000,000 bytes.
     """
+    models = checked(ctx, args.operations)
     rows: list[Row] = []
     used = ENVELOPE
     dropped = 0
     stopped_at = None
-    for index, operation in enumerate(args.operations):
+    for index, (operation, arguments) in enumerate(zip(args.operations, models, strict=True)):
         name = operation.tool
         try:
-            # the served model (batch_args) holds the tool's own argument model here
-            arguments = cast(BaseModel, operation.arguments)
             answer = answer_dict(await ctx.call_nested(name, arguments))
             row = Row(
                 index=index,
-                tool=name,
                 success=True,
                 error=None,
                 result=answer,
@@ -187,7 +190,6 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
         except ToolError as exc:
             row = Row(
                 index=index,
-                tool=name,
                 success=False,
                 error=exc.message,
                 error_code=exc.code,
@@ -198,7 +200,6 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
             log.exception("batched %s failed", name)
             row = Row(
                 index=index,
-                tool=name,
                 success=False,
                 error_code="internal_error",
                 error=f"{name} hit an internal error (a muxport bug); call it directly to retry",

@@ -1,4 +1,5 @@
-"""Watch cursors (docs/runs-and-waits.md): where a reader left a pane, as an opaque signed string.
+"""Watch cursors (docs/runs-and-waits.md): where a reader left a pane, as a short opaque
+signed string.
 
 A cursor remembers the pane, the pane's process (a respawned pane has a new one),
 the absolute row of the pane's cursor line when it was issued (``mark``: history
@@ -14,7 +15,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,11 +22,16 @@ from dataclasses import dataclass
 from muxport import InvalidArgument, Toolbox
 
 ANCHOR_LINES = 4
+HASH_BYTES = 4
+MAC_BYTES = 9
 OMIT = "omit the cursor to take a new baseline (capture_since or wait_for_text without cursor)"
 
 
 def line_hash(line: str) -> str:
-    return hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    # 32 bits: an anchor is up to 4 consecutive lines, and the cursor must stay short
+    return hashlib.blake2b(
+        line.encode("utf-8", "surrogatepass"), digest_size=HASH_BYTES
+    ).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -48,44 +53,77 @@ def issue(
     )
 
 
+def _varint(value: int) -> bytes:
+    if value < 0:
+        raise ValueError("cursor fields are never negative")
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]  # IndexError on a short body: not a cursor
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if not byte & 0x80:
+            return value, at
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
 class Signer(Toolbox):
-    """Signs and checks cursors with a key that lives as long as this server."""
+    """Signs and checks cursors with a key that lives as long as this server.
+
+    A cursor is ``c2.`` and the URL-safe base64 of a compact body (pane number, pane
+    pid, mark, up to 4 anchor hashes and the cursor line's hash, as varints and raw
+    bytes) followed by a 72-bit HMAC: at most 63 characters, nothing a client can read
+    or edit, and no state kept on the server.
+    """
 
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key or secrets.token_bytes(32)
 
-    def _mac(self, body: bytes) -> str:
-        return hmac.new(self.key, body, hashlib.sha256).hexdigest()[:32]
+    def _mac(self, body: bytes) -> bytes:
+        return hmac.new(self.key, body, hashlib.sha256).digest()[:MAC_BYTES]
 
     def encode(self, state: CursorState) -> str:
-        payload = {
-            "p": state.pane_id,
-            "i": state.pane_pid,
-            "m": state.mark,
-            "a": list(state.anchors),
-            "u": state.unfinished,
-        }
-        body = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).rstrip(
-            b"="
+        anchors = [bytes.fromhex(a) for a in state.anchors[-ANCHOR_LINES:]]
+        flags = len(anchors) | (0x80 if state.unfinished else 0)
+        body = (
+            _varint(int(state.pane_id.lstrip("%")))
+            + _varint(state.pane_pid)
+            + _varint(state.mark)
+            + bytes([flags])
+            + b"".join(anchors)
+            + (bytes.fromhex(state.unfinished) if state.unfinished else b"")
         )
-        return f"c1.{body.decode()}.{self._mac(body)}"
+        token = base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode()
+        return f"c2.{token}"
 
     def decode(self, token: str, pane_id: str, pane_pid: int) -> CursorState:
         """The state of ``token`` for ``pane_id`` now running ``pane_pid``, or a tool error."""
-        parts = token.split(".")
-        if len(parts) != 3 or parts[0] != "c1":
+        prefix, _, text = token.partition(".")
+        try:
+            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        except ValueError:
+            raw = b""
+        # base64's spare low bits: only the one spelling this server wrote is a cursor
+        canonical = base64.urlsafe_b64encode(raw).rstrip(b"=").decode() == text
+        if prefix != "c2" or len(raw) <= MAC_BYTES or not canonical:
             raise InvalidArgument(f"that is not a muxport cursor; {OMIT}", code="invalid_cursor")
-        body = parts[1].encode()
-        if not hmac.compare_digest(self._mac(body), parts[2]):
+        body, mac = raw[:-MAC_BYTES], raw[-MAC_BYTES:]
+        if not hmac.compare_digest(self._mac(body), mac):
             raise InvalidArgument(
                 "this cursor was not issued by this muxport server (edited, from another server, "
                 f"or from before a restart); {OMIT}",
                 code="invalid_cursor",
             )
-        data = json.loads(base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4)))
-        state = CursorState(
-            str(data["p"]), int(data["i"]), int(data["m"]), tuple(data["a"]), str(data["u"])
-        )
+        state = _parse(body)
         if state.pane_id != pane_id:
             raise InvalidArgument(
                 f"this cursor belongs to pane {state.pane_id}, not {pane_id}; pass the cursor "
@@ -100,6 +138,20 @@ class Signer(Toolbox):
                 code="stale_cursor",
             )
         return state
+
+
+def _parse(body: bytes) -> CursorState:
+    """A signed body back into its state (it was made by ``encode``: the MAC says so)."""
+    pane, at = _read_varint(body, 0)
+    pid, at = _read_varint(body, at)
+    mark, at = _read_varint(body, at)
+    flags = body[at]
+    count, at = flags & 0x7F, at + 1
+    anchors = tuple(body[at + i * HASH_BYTES : at + (i + 1) * HASH_BYTES].hex()
+                    for i in range(count))
+    at += count * HASH_BYTES
+    unfinished = body[at : at + HASH_BYTES].hex() if flags & 0x80 else ""
+    return CursorState(f"%{pane}", pid, mark, anchors, unfinished)
 
 
 def find_anchor(

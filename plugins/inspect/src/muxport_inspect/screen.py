@@ -41,7 +41,7 @@ class Cursor(BaseModel):
 class CaptureArgs(Args):
     pane_id: PaneId
     history: bool = Field(
-        default=False, description="true: scrollback history plus screen; false: the visible screen"
+        default=False, description="include the scrollback history"
     )
     max_lines: MaxLines = None
 
@@ -104,7 +104,6 @@ def budget_note(requested: int | None, used: int, dropped: int, clipped: bool) -
 
 
 class CapturedPane(Result):
-    pane_id: str
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int
     truncated: bool
@@ -118,9 +117,7 @@ async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
     """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
     screen = await read_screen(ctx, args.pane_id, args.history)
     fields = bounded(screen, args.max_lines)
-    return CapturedPane(
-        pane_id=screen.pane.id, line_count=len(fields["content"]), cursor=screen.cursor, **fields
-    )
+    return CapturedPane(line_count=len(fields["content"]), cursor=screen.cursor, **fields)
 
 
 class Snapshot(Result):

@@ -25,7 +25,7 @@ from muxport_inspect.patterns import Hit, PatternList, Patterns
 CURSOR_FIELD = Field(
     default=None,
     max_length=4096,
-    description="the cursor a previous capture_since or wait_for_text returned",
+    description="from a previous capture_since or wait_for_text",
 )
 
 
@@ -47,7 +47,6 @@ Outcome = Literal["matched", "stopped", "timed_out", "present_at_entry", "pane_g
 
 
 class WaitForText(Result):
-    pane_id: str
     outcome: Outcome
     matched: str | None = Field(default=None, description="the pattern (or stop pattern) found")
     matched_line: str | None = Field(default=None, description="the line it was found in")
@@ -60,7 +59,7 @@ class WaitForText(Result):
     effective_timeout: float = Field(description="the timeout actually applied")
     truncated: bool
     lines_dropped: int
-    max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
+    max_lines: int = Field(description="the line budget actually used")
 
 
 NOTES = {
@@ -99,7 +98,6 @@ class Wait:
                 "after the clear may not follow on from before"
             )
         return WaitForText(
-            pane_id=self.args.pane_id,
             outcome=outcome,
             matched=hit.pattern if hit else None,
             matched_line=hit.line if hit else None,

@@ -39,7 +39,6 @@ class CaptureSinceArgs(Args):
 
 
 class CaptureSince(Result):
-    pane_id: str
     content: list[str] = Field(description="finished lines added since the cursor, oldest first")
     new_lines: int = Field(description="finished lines added since the cursor (before the budget)")
     cursor: str = Field(description="pass it to the next capture_since or wait_for_text")
@@ -49,20 +48,16 @@ class CaptureSince(Result):
     )
     truncated: bool
     lines_dropped: int
-    max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
+    max_lines: int = Field(description="the line budget actually used")
 
 
 @tool(META, title="Capture new pane lines since a cursor")
 async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
     """Return only the finished lines a pane printed since your last look, plus the next cursor.
 
-    Without a cursor it takes a baseline: no lines, just the cursor to pass next time.
-    Lines are finished once the pane's cursor has moved below them, so the line being
-    typed or printed appears in a later look; wrapped rows are joined. Ten looks at a
-    growing log concatenate to the log. `continuous: false` means the pane was cleared
-    or more scrolled out of its history than it keeps: content is then the newest
-    finished lines, not a continuation. A cursor from another pane, another muxport
-    server, or from before the pane was respawned is refused: omit it to start again.
+    No cursor: a baseline (no lines, just the cursor). The line still being printed
+    comes in a later look. `continuous: false`: the pane was cleared or its history
+    overflowed, so content is the newest lines, not a continuation.
     """
     budget = clamp_lines(args.max_lines)
     token = (sign, args.cursor) if args.cursor is not None else None
@@ -84,7 +79,6 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
     if current.dead:
         notes.append("the pane's process has exited (respawn_pane restarts it)")
     return CaptureSince(
-        pane_id=args.pane_id,
         content=kept.lines,
         new_lines=len(result.lines),
         cursor=sign.encode(result.state),
@@ -100,15 +94,9 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
 async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     """Wait until text appears in a pane's NEW output (or a stop pattern, or the pane ends).
 
-    Use it for output you did not start (a server's "ready" line, a prompt); for commands
-    you write, run_shell_command waits for you. Only text printed after the call (or after
-    `cursor`) counts as `matched`; a pattern already on the screen answers at once with
-    `present_at_entry`. Patterns are plain text unless `regex`; each line is matched with
-    wrapped rows joined, including the line still being printed. No patterns: any new
-    output. Outcomes: matched, stopped, timed_out, present_at_entry, pane_gone,
-    server_gone; the answer carries the new output (newest kept), a cursor to continue
-    from, the seconds waited and the timeout applied (default 30 s, ceiling 120 s).
-    Progress is reported while waiting; cancelling the request ends the wait at once.
+    For output you did not start (a "ready" line, a prompt). Only text printed after the
+    call (or `cursor`) is `matched`; text already on the screen answers at once with
+    `present_at_entry`. No patterns: any new output. Returns the new output and a cursor.
     """
     patterns = Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)
@@ -122,13 +110,10 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
     state = sign.decode(args.cursor, args.pane_id, int(pid)) if args.cursor else None
     cursor: str | None = args.cursor
     label = " or ".join(repr(p) for p in (args.patterns or [])[:3]) or "new output"
+    what = f"{label} in {args.pane_id}"
     async with (
         watcher(ctx, args.pane_id, session_id) as activity,
-        ctx.heartbeat(
-            lambda elapsed: (
-                f"waiting for {label} in {args.pane_id}: {elapsed:.0f} s of {wait.timeout:.0f} s"
-            )
-        ),
+        ctx.heartbeat(what, wait.timeout),
     ):
         try:
             current, result = await advance(ctx, args.pane_id, state, wait.budget)
@@ -147,7 +132,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
             state = result.state
             # Armed: output from now on rings the doorbell. Say so at once (clients that
             # print after this know the text will count as new).
-            await ctx.report_progress(0.0, None, f"waiting for {label} in {args.pane_id}")
+            await ctx.wait_progress(what, wait.timeout, 0.0, "armed")
             last_look = 0.0  # the first wake after arming is never held back
             while True:
                 if current.dead:

@@ -39,8 +39,7 @@ class SelectLayoutArgs(Args):
     layout: str = Field(
         min_length=1,
         max_length=16_384,
-        description="a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, "
-        "tiled), a unique abbreviation (even-h, t), or the layout string from get_window_info",
+        description="a preset or its unique abbreviation, or a layout from get_window_info",
     )
 
 
@@ -88,15 +87,12 @@ async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
     return await apply(ctx.tmux, select, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
 
 
-@tool(STRUCTURAL, title="Select a layout")
+@tool(STRUCTURAL.replace(idempotent=True), title="Select a layout")
 async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswer:
     """Arrange a window's panes by a preset layout or restore a layout string from get_window_info.
 
-    Presets: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled; a
-    unique abbreviation (even-h, main-v, t) is resolved to the full name, an ambiguous
-    one (even, m) is refused with the candidates. A layout string is checked (syntax and
-    checksum) before tmux is contacted; tmux then checks that it fits the window's panes.
-    Nothing else is ever sent: tmux 3.3a crashes on some unknown layout names.
+    Presets: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a
+    unique abbreviation (even-h, t). A layout string is checked before tmux sees it.
     """
     layout, note = layouts.resolve(args.layout)
     out = await ctx.tmux.run(

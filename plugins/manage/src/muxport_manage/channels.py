@@ -43,7 +43,7 @@ Channel = Annotated[
     Field(
         min_length=1,
         max_length=128,
-        pattern=_NAME.pattern,
+        pattern=f"^{_NAME.pattern}$",
         description="tmux wait-for channel name (server-wide), e.g. build-done",
     ),
     BeforeValidator(_channel),
@@ -67,7 +67,6 @@ class ChannelWaits(Toolbox):
 
 
 class WaitAnswer(Result):
-    channel: str
     outcome: Literal["signalled", "timed_out", "server_gone"]
     seconds: float = Field(description="seconds waited")
     effective_timeout: float = Field(description="the timeout actually used, after clamping")
@@ -78,7 +77,7 @@ class SignalArgs(Args):
 
 
 class SignalAnswer(Result):
-    channel: str
+    sent: bool = Field(description="true: tmux took the signal")
 
 
 @tool(CHANNEL, title="Wait for a channel")
@@ -87,23 +86,16 @@ async def wait_for_channel(
 ) -> WaitAnswer:
     """Block until `tmux wait-for -S <channel>` is run, or the timeout passes (default 30 s).
 
-    Use it for commands you compose yourself: end them with `; tmux wait-for -S <channel>`.
-    Outcomes: signalled, timed_out, server_gone. Progress notifications are sent while
-    waiting (the first one once the wait is registered with tmux). tmux remembers one
-    signal sent while nobody waits; by default that counts (outcome signalled, with a
-    note); with drain_first it is consumed and ignored and only a later signal counts.
-    On timeout or cancellation no tmux client is left behind and the channel is left
-    clean: muxport wakes its own waiter with one signal, which also wakes any other
-    non-muxport process waiting on the same channel at that moment.
+    For commands you compose: end them with `; tmux wait-for -S <channel>`. A signal
+    tmux kept from before the call counts unless drain_first. On timeout muxport wakes
+    its own waiter with one signal, which wakes any other waiter on the channel too.
     """
     budget = effective_timeout(args.timeout)
     start = time.monotonic()
     waits = box.waits
     waits[args.channel] += 1
     try:
-        async with ctx.heartbeat(
-            lambda elapsed: f"waiting for channel {args.channel}: {elapsed:.0f} s of {budget:g} s"
-        ):
+        async with ctx.heartbeat(f"channel {args.channel}", budget):
             outcome, note = await _wait(ctx, args, start, start + budget, waits)
     finally:
         waits[args.channel] -= 1
@@ -116,7 +108,7 @@ async def wait_for_channel(
             "to keep waiting (a signal sent in between is kept for that call)"
         )
     return WaitAnswer(
-        channel=args.channel, outcome=outcome, seconds=seconds, effective_timeout=budget, note=note
+        outcome=outcome, seconds=seconds, effective_timeout=budget, note=note
     )
 
 
@@ -144,11 +136,10 @@ async def _wait(
 async def signal_channel(ctx: ToolContext, args: SignalArgs) -> SignalAnswer:
     """Run `tmux wait-for -S <channel>`: wake everything waiting on that channel now.
 
-    With nobody waiting, tmux keeps the signal for the next waiter; a second signal
-    while nobody waits cancels the kept one (tmux toggles).
+    With nobody waiting, tmux keeps it for the next waiter; a second one cancels it.
     """
     await ctx.tmux.run(("wait-for", "-S", "--", args.channel))
-    return SignalAnswer(channel=args.channel)
+    return SignalAnswer(sent=True)
 
 
 TOOLS = [wait_for_channel, signal_channel]

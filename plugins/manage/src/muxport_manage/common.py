@@ -14,10 +14,15 @@ from pydantic import Field
 
 # Capability rows (docs/plugin-contract.md): a tool that answers with names, titles or
 # paths sets both risk flags; one that answers with ids and numbers only, neither.
-NAMED = CHANGE.replace(may_expose_secrets=True, may_return_untrusted_content=True)
+# NAMED and OPTION tools set a value: the same call again changes nothing more.
+NAMED = CHANGE.replace(
+    may_expose_secrets=True, may_return_untrusted_content=True, idempotent=True
+)
 STRUCTURAL = CHANGE
-CHANNEL = NAMED.replace(tmux_effects=["change"])
-OPTION = CHANGE.replace(tmux_effects=["change"])
+CHANNEL = CHANGE.replace(
+    tmux_effects=["change"], may_expose_secrets=True, may_return_untrusted_content=True
+)
+OPTION = CHANGE.replace(tmux_effects=["change"], idempotent=True)
 
 Cells = Annotated[int | None, Field(default=None, ge=1, le=10_000, description="size in cells")]
 

@@ -75,10 +75,9 @@ class Waiter:
                 self.registered = self.seen_armed = await lines.readline() == "armed"
             if not self.registered:
                 return "gone" if await self.server_gone() else "timed_out"
-            await self.ctx.report_progress(
-                time.monotonic() - self.start,
-                None,
-                f"waiting for channel {self.channel}: registered",
+            await self.ctx.wait_progress(
+                f"channel {self.channel}", deadline - self.start, time.monotonic() - self.start,
+                "registered",
             )
             woke: str | None = ""
             with anyio.move_on_after(max(0.0, deadline - time.monotonic())):

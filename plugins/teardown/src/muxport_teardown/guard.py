@@ -35,10 +35,7 @@ class Topology:
         found = [p for p in self.places if getattr(p, kind) == target]
         if not found:
             count = len({getattr(p, kind) for p in self.places})
-            raise NotFound(
-                f"no {kind} {target} on this server; call {KINDS[kind]} for the {count} that exist",
-                data={"kind": kind, "target": target},
-            )
+            raise NotFound.counted(kind, target, KINDS[kind], count)
         return found
 
     def sessions(self) -> set[str]:

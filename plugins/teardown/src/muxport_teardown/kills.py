@@ -12,11 +12,10 @@ from pydantic import Field
 from muxport_teardown.guard import check_caller, check_server_survives, topology
 
 KILL = DELETE
-CLEAR = DELETE.replace(tmux_effects=["delete"])
+CLEAR = DELETE.replace(tmux_effects=["delete"], idempotent=True)  # clearing twice: the same
 ConfirmSelf = Field(
     default=False,
-    description="true: also kill when the target is or holds the pane this MCP server runs "
-    "in, or when that cannot be proven",
+    description="true: kill even what holds muxport's own pane (or may: unproven)",
 )
 
 
@@ -83,9 +82,8 @@ async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
     """Kill one pane (by id) and its process; its window ends with it if it was the last pane.
 
-    Refused for the pane this MCP server runs in unless confirm_self is true (also when
-    that cannot be proven), and when it would end the server's last session on a server
-    that exits when empty.
+    Refused for muxport's own pane unless confirm_self, and when it would end the last
+    session of a server that exits when empty.
     """
     top = await topology(ctx)
     held = top.of("pane", args.pane_id)
@@ -104,9 +102,8 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
     """Kill one window (by id) with all its panes; its session ends too if it was the last window.
 
-    Refused when the window holds the pane this MCP server runs in unless confirm_self
-    is true (also when that cannot be proven), and when it would end the server's last
-    session on a server that exits when empty.
+    Refused when it holds muxport's own pane unless confirm_self, and when it would end
+    the last session of a server that exits when empty.
     """
     top = await topology(ctx)
     held = top.of("window", args.window_id)
@@ -123,9 +120,8 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> SessionKilled:
     """Kill one session (by id) with its windows and panes (windows linked elsewhere survive).
 
-    Refused when the session holds the pane this MCP server runs in unless confirm_self
-    is true (also when that cannot be proven), and when it is the server's last session
-    on a server that exits when empty: muxport never ends the tmux server.
+    Refused when it holds muxport's own pane unless confirm_self, and when it is the
+    last session of a server that exits when empty.
     """
     top = await topology(ctx)
     held = top.of("session", args.session_id)

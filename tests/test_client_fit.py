@@ -1,0 +1,229 @@
+"""What clients and models see, over the installed launcher's real stdio: a small
+tools/list, schemas in the subset every client accepts, honest annotations, resource
+templates, and no internal document names in anything a client receives."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from muxport._internal.schemas import problems
+from muxport.testing.clients import launcher
+
+from tests.conftest import FIRST_PARTY, clean_env
+
+WIRE_LIMIT = 70_000
+MODEL_LIMIT = 26_000
+LEAKS = ("TOOLS.md", "DESIGN")
+
+
+class Wire:
+    """The launcher as a subprocess spoken to in raw JSON-RPC lines, so that sizes are
+    the bytes on the wire, not a client's re-encoding."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [launcher()], env=clean_env(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.next_id = 0
+        self.raw: list[bytes] = []
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> tuple[int, Any]:
+        """Send one request; return (bytes of its answer line, the decoded message)."""
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        while True:
+            line = self.readline()
+            answer = json.loads(line)
+            if answer.get("id") == self.next_id:
+                return len(line.rstrip(b"\n")), answer
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def readline(self) -> bytes:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, "the server closed stdout"
+        self.raw.append(line)
+        return line
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=20)
+
+
+@pytest.fixture
+def wire(tmux_server: Any) -> Iterator[Wire]:
+    session = Wire({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                    "LIBTMUX_TOOLSETS": ",".join(FIRST_PARTY)})
+    try:
+        session.request("initialize", {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "client-fit-test", "version": "0"},
+        })
+        session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        yield session
+    finally:
+        session.close()
+
+
+def model_visible(tool: dict[str, Any]) -> int:
+    schema = json.dumps(tool["inputSchema"], separators=(",", ":"), ensure_ascii=False)
+    return len((tool["name"] + tool.get("description", "") + schema).encode())
+
+
+def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
+    size, answer = wire.request("tools/list")
+    tools = answer["result"]["tools"]
+    assert {"list_sessions", "run_shell_command", "kill_pane", "select_pane"} <= {
+        t["name"] for t in tools
+    }
+    seen = sum(model_visible(t) for t in tools)
+    assert size <= WIRE_LIMIT, f"tools/list is {size} bytes on the wire"
+    assert seen <= MODEL_LIMIT, f"names + descriptions + input schemas are {seen} bytes"
+    for tool in tools:
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool[key]
+            assert problems(schema) == [], (tool["name"], key)
+            jsonschema.Draft202012Validator.check_schema(schema)
+        row = tool["_meta"]["muxport/capability"]
+        assert not {"input_schema", "output_schema", "description", "name"} & set(row)
+        assert {"toolset", "process_reach", "tmux_effects", "output_classes"} <= set(row)
+
+
+def test_annotations_say_what_each_toolset_does(wire: Wire) -> None:
+    _, answer = wire.request("tools/list")
+    hints = {t["name"]: t["annotations"] for t in answer["result"]["tools"]}
+    toolset = {t["name"]: t["_meta"]["muxport/capability"]["toolset"]
+               for t in answer["result"]["tools"]}
+    for name, hint in hints.items():
+        kind = toolset[name]
+        if kind == "inspect":
+            assert hint["readOnlyHint"] is True and hint["idempotentHint"] is True, name
+            assert hint["openWorldHint"] is False, name
+        else:
+            assert hint["readOnlyHint"] is False, name
+        if kind == "manage":
+            assert hint["destructiveHint"] is False and hint["openWorldHint"] is False, name
+        if kind in ("execute", "teardown"):
+            assert hint["destructiveHint"] is True, name
+    assert hints["run_shell_command"]["openWorldHint"] is True
+    assert hints["kill_pane"]["openWorldHint"] is False
+    assert hints["select_window"]["idempotentHint"] is True
+    assert hints["swap_pane"]["idempotentHint"] is False
+
+
+def test_a_client_validator_refuses_an_unanchored_channel(wire: Wire) -> None:
+    _, answer = wire.request("tools/list")
+    tools = {t["name"]: t for t in answer["result"]["tools"]}
+    for name in ("wait_for_channel", "signal_channel"):
+        validator = jsonschema.Draft202012Validator(tools[name]["inputSchema"])
+        assert not validator.is_valid({"channel": "bad channel!"})
+        assert validator.is_valid({"channel": "build-done"})
+
+
+def test_no_internal_document_names_reach_a_client(wire: Wire, tmux_server: Any) -> None:
+    pane = tmux_server.shell_pane("bash")
+    wire.request("tools/list")
+    wire.request("resources/list")
+    wire.request("resources/templates/list")
+    wire.request("resources/read", {"uri": "tmux://capabilities"})
+    wire.request("prompts/list")
+    for name, arguments in (
+        ("capture_pane", {"pane_id": pane.pane_id}),
+        ("get_pane_info", {"pane_id": "%999"}),
+        ("wait_for_text", {"pane_id": pane.pane_id, "timeout": 0}),
+        ("call_read_tools_batch", {"operations": [{"tool": "nope"}]}),
+    ):
+        wire.request("tools/call", {"name": name, "arguments": arguments})
+    text = b"".join(wire.raw).decode()
+    assert "serverInfo" in text and '"instructions"' in text  # the initialize answer too
+    for leak in LEAKS:
+        assert leak not in text
+
+
+def test_capability_report_stays_below_100_kb(wire: Wire) -> None:
+    size, answer = wire.request("resources/read", {"uri": "tmux://capabilities"})
+    (content,) = answer["result"]["contents"]
+    report = json.loads(content["text"])
+    assert len(content["text"].encode()) < 100_000, size
+    rows = {row["name"]: row for row in report["tools"]}
+    assert "input_schema" in rows["list_panes"] and "output_schema" in rows["list_panes"]
+
+
+def test_resource_templates_serve_listings_and_screens_like_the_tools(
+    wire: Wire, tmux_server: Any
+) -> None:
+    pane = tmux_server.shell_pane("bash")
+    pane.run("echo resource-line")
+    _, listed = wire.request("resources/templates/list")
+    templates = {t["uriTemplate"] for t in listed["result"]["resourceTemplates"]}
+    assert templates == {
+        "tmux://sessions/{session}/windows",
+        "tmux://windows/{window}/panes",
+        "tmux://panes/{pane}/screen{?lines}",
+    }
+    _, resources = wire.request("resources/list")
+    assert {r["uri"] for r in resources["result"]["resources"]} == {
+        "tmux://capabilities", "tmux://sessions"}
+
+    def read(uri: str) -> Any:
+        _, answer = wire.request("resources/read", {"uri": uri})
+        return answer
+
+    number = pane.pane_id[1:]
+    screen = json.loads(read(f"tmux://panes/{number}/screen?lines=2")["result"]["contents"][0]
+                        ["text"])
+    assert screen["max_lines"] == 2 and len(screen["content"]) <= 2
+    whole = json.loads(read(f"tmux://panes/{number}/screen")["result"]["contents"][0]["text"])
+    assert "resource-line" in whole["content"] and whole["max_lines"] == 200
+    sessions = json.loads(read("tmux://sessions")["result"]["contents"][0]["text"])
+    assert [s["id"] for s in sessions["sessions"]] == [pane.session_id]
+    windows = json.loads(read(f"tmux://sessions/{pane.session_id[1:]}/windows")["result"]
+                         ["contents"][0]["text"])
+    assert [w["id"] for w in windows["windows"]] == [pane.window_id]
+    panes = json.loads(read(f"tmux://windows/{pane.window_id[1:]}/panes")["result"]
+                       ["contents"][0]["text"])
+    assert [p["id"] for p in panes["panes"]] == [pane.pane_id]
+
+    missing = read("tmux://panes/999/screen")["error"]
+    assert missing["code"] == -32002 and "list_panes" in missing["message"]
+    unknown = read("tmux://nowhere")["error"]
+    assert unknown["code"] == -32002 and "tmux://panes/{pane}/screen" in unknown["message"]
+    bad = read(f"tmux://panes/{number}/screen?lines=many")["error"]
+    assert bad["code"] == -32602 and "max_lines" in bad["message"]
+
+    flag = tmux_server.dir / "hook-ran"
+    tmux_server.cmd("set-hook", "-g", "after-capture-pane", f"run-shell 'touch {flag}'")
+    refused = read(f"tmux://panes/{number}/screen")["error"]
+    assert refused["data"]["error_code"] == "hook_present" and not flag.exists()
+
+
+def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> None:
+    wire.next_id += 1
+    wire.send({"jsonrpc": "2.0", "id": wire.next_id, "method": "tools/call", "params": {
+        "name": "wait_for_channel", "arguments": {"channel": "fit-progress", "timeout": 2.5},
+        "_meta": {"progressToken": "p1"}}})
+    notes = []
+    while True:
+        message = json.loads(wire.readline())
+        if message.get("method") == "notifications/progress":
+            notes.append(message["params"])
+        elif message.get("id") == wire.next_id:
+            break
+    assert message["result"]["structuredContent"]["outcome"] == "timed_out"
+    assert notes and all(n["total"] == 2.5 for n in notes)
+    assert notes[0]["message"].startswith("waiting for channel fit-progress: ")
+    assert all(" s of 2.5 s" in n["message"] for n in notes)
