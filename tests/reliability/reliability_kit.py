@@ -27,6 +27,11 @@ class Stats:
     fuzz_calls: int = 0
     faults: int = 0
     leaks: int = 0
+    regex_checks: int = 0
+    stalls: int = 0
+    protocol_cases: int = 0
+    memory_checks: int = 0
+    byte_checks: int = 0
     calls_per_tool: dict[str, int] = field(default_factory=dict)
     not_exercised: set[str] = field(default_factory=set)
     ran: bool = False

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from muxport import InvalidArgument
-from muxport.regex import compile_user_regex, search
+from muxport.regex import Compiled, compile_user_regex, search
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32
@@ -50,8 +49,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class Patterns:
-    wanted: tuple[tuple[str, re.Pattern[str] | None], ...]
-    stops: tuple[tuple[str, re.Pattern[str] | None], ...]
+    wanted: tuple[tuple[str, Compiled | None], ...]
+    stops: tuple[tuple[str, Compiled | None], ...]
 
     @property
     def any(self) -> bool:
@@ -71,7 +70,7 @@ class Patterns:
                 f"{MAX_TOTAL_BYTES}: wait for fewer or shorter patterns"
             )
 
-        def build(items: list[str], what: str) -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+        def build(items: list[str], what: str) -> tuple[tuple[str, Compiled | None], ...]:
             built = []
             for index, text in enumerate(items):
                 compiled = None
@@ -101,5 +100,5 @@ class Patterns:
         return None
 
 
-def _found(text: str, compiled: re.Pattern[str] | None, line: str) -> bool:
+def _found(text: str, compiled: Compiled | None, line: str) -> bool:
     return search(compiled, line) >= 0 if compiled is not None else text in line
