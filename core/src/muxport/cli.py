@@ -16,7 +16,7 @@ from muxport import __version__ as VERSION
 from muxport import app
 from muxport.caller import detect
 from muxport.connection import connect, settings_from
-from muxport.errors import StartupError
+from muxport.errors import StartupError, ToolError
 from muxport.selection import parse_request
 from muxport.surface import build
 
@@ -138,6 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             exit_now(0)
     except StartupError as exc:
         print(f"muxport: {exc}", file=sys.stderr)
+        return 2
+    except ToolError as exc:  # tmux refused or hung while starting (tmux_unresponsive, ...)
+        print(f"muxport: cannot start: {exc.message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

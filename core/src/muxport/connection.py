@@ -6,14 +6,13 @@ import os
 import re
 import secrets
 import shutil
-import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import anyio
-
-from muxport.errors import StartupError
+from muxport.errors import StartupError, ToolError
+from muxport.invoke import DEADLINE, Finished, invoke
 from muxport.transport import Tmux, refuse_control_chars
 
 DAEMON_NAME = "muxport"
@@ -116,9 +115,23 @@ def parse_version(text: str) -> tuple[int, int, str] | None:
     return int(match.group(1)), int(match.group(2)), match.group(3)
 
 
+async def startup_invoke(argv: Sequence[str], doing: str) -> Finished:
+    """One tmux invocation at startup: a hang or a refusal stops startup, saying which."""
+    try:
+        return await invoke(argv)
+    except TimeoutError:
+        raise StartupError(
+            f"{argv[0]} did not answer within {DEADLINE:g} s while {doing} (a stopped or "
+            "hung tmux server, or a broken binary); resume or restart that server, or "
+            "choose another with --socket"
+        ) from None
+    except ToolError as exc:
+        raise StartupError(f"{doing}: {exc.message}") from None
+
+
 async def check_version(binary: str) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
-    out = await anyio.run_process([binary, "-V"], check=False, stdin=subprocess.DEVNULL)
+    out = await startup_invoke([binary, "-V"], "asking tmux for its version")
     text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()
     version = parse_version(text)
     if "master" in text or "next" in text:
@@ -159,12 +172,19 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         )
     nonce = secrets.token_hex(16)
     # tmux -S does not create the tmux-UID directory the way -L does; make it as tmux would.
-    os.makedirs(os.path.dirname(tmux.socket_path), mode=0o700, exist_ok=True)
+    directory = os.path.dirname(tmux.socket_path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise StartupError(
+            f"cannot create the daemon's socket directory {directory} ({exc.strerror}); "
+            "set TMUX_TMPDIR to a writable directory, or choose a server with --socket"
+        ) from None
     # start-server is a no-op on a running server; -o keeps the first owner's marker.
-    await anyio.run_process(
+    await startup_invoke(
         [binary, "-S", tmux.socket_path, "-f", config, "start-server", ";",
          "set", "-s", "-o", OWNER_OPTION, nonce],
-        check=False, stdin=subprocess.DEVNULL,
+        "starting the dedicated daemon",
     )
     owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
     if owner.returncode != 0:

@@ -8,6 +8,7 @@ Cancellation needs no helper: a cancelled request raises at the tool's next
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from muxport.caller import Caller
 from muxport.declare import ToolSpec
 from muxport.transport import Tmux
 
+log = logging.getLogger(__name__)
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
 
@@ -88,7 +90,15 @@ class ToolContext:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
         if self.services.task_group is None:
             raise RuntimeError("no background task group: the server is not running")
-        self.services.task_group.start_soon(func)
+
+        async def guarded() -> None:
+            # A fault inside background work ends that work, never the server.
+            try:
+                await func()
+            except Exception:
+                log.exception("background work of %s failed", self.tool)
+
+        self.services.task_group.start_soon(guarded)
 
     def on_shutdown(self, func: Callable[[], Awaitable[None]]) -> None:
         """Call ``func`` when the server shuts down (remove private files, stop clients)."""
@@ -104,12 +114,16 @@ class ToolContext:
     async def heartbeat(
         self, message: Callable[[float], str], every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send progress every ``every`` seconds while the body waits (DESIGN §7: at least 5 s)."""
+        """Send progress every ``every`` seconds while the body waits (DESIGN §7: at least 5 s).
+
+        Each beat also checks that tmux still answers: a stopped server ends the wait with
+        ``tmux_unresponsive`` (raised from this block) instead of holding it forever."""
         start = time.monotonic()
 
         async def beat() -> None:
             while True:
                 await anyio.sleep(every)
+                await self.tmux.responsive()
                 elapsed = time.monotonic() - start
                 await self.report_progress(elapsed, None, message(elapsed))
 

@@ -22,6 +22,7 @@ from muxport.audit import Audit
 from muxport.capabilities import META_KEY, RESOURCE_URI, describe
 from muxport.context import Services, ToolContext
 from muxport.errors import InvalidArgument, Refused, ToolError
+from muxport.faults import tool_error_of
 from muxport.instructions import INSTRUCTIONS
 from muxport.surface import Surface
 from muxport.targets import answer_dict
@@ -132,7 +133,12 @@ class MuxportServer:
             result = await spec.func(tool_ctx, args)
         except ToolError as exc:
             return error_result(exc)
-        except Exception:
+        except Exception as exc:
+            # Tool errors raised inside task groups arrive as ExceptionGroups; OS refusals
+            # (ENOSPC, EMFILE) are not bugs either: both answer with what happened.
+            mapped = tool_error_of(exc, f"running {name}")
+            if mapped is not None:
+                return error_result(mapped)
             log.exception("tool %s failed", name)
             return error_result(ToolError(
                 f"{name} hit an internal error (a muxport bug; the server log has the details). "

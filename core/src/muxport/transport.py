@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
 from anyio.abc import Process
 
-from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport.errors import (
+    InvalidArgument,
+    NotFound,
+    ServerGone,
+    StartupError,
+    TmuxFailed,
+    TmuxUnresponsive,
+    ToolError,
+)
+from muxport.faults import os_fault
+from muxport.invoke import DEADLINE, invoke
+from muxport.sharing import Batch, SharedReads
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +44,11 @@ GONE_MARKERS = (
     "lost server",
     "server not found",
 )
+PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
+PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
+# Once an invocation outlived its deadline, later ones get this much until one answers
+# again: cleanup after a stall (waking a waiter, stopping a client) then ends quickly.
+STALLED_DEADLINE = 1.0
 
 
 def refuse_control_chars(value: str, what: str) -> str:
@@ -98,6 +114,9 @@ class Tmux:
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
+        self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
+        self.stalled = False  # the last invocation to end outlived its deadline
+        self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -109,10 +128,20 @@ class Tmux:
             argv.extend(escape_arg(str(arg)) for arg in command[1:])
         return argv
 
-    async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
-        """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
+    async def run(
+        self, *commands: Sequence[str], check: bool = True, deadline: float = DEADLINE
+    ) -> TmuxResult:
+        """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error.
+
+        Every invocation ends within ``DEADLINE`` seconds: past it the client is killed and
+        the call answers ``tmux_unresponsive`` (the server is stopped or hung)."""
         argv = refuse_nul(self.argv(*commands))
-        done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+        try:
+            done = await invoke(argv, min(deadline, STALLED_DEADLINE if self.stalled else deadline))
+        except TimeoutError:
+            self.stalled = True
+            raise self.unresponsive() from None
+        self.answered_at, self.stalled = time.monotonic(), False
         result = TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
@@ -121,6 +150,29 @@ class Tmux:
         if check and result.returncode != 0:
             raise await self._failed(result)
         return result
+
+    def unresponsive(self) -> TmuxUnresponsive:
+        return TmuxUnresponsive(
+            f"the tmux server at {self.socket_path} did not answer within {DEADLINE:g} s "
+            "(it is stopped, hung or overloaded); what was asked may still happen once it "
+            "resumes: check with list_sessions or get_server_info in a moment, then try again",
+            delivery="possibly_sent",
+        )
+
+    async def responsive(self) -> None:
+        """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
+
+        Known stalled (the last invocation outlived its deadline): at once. Otherwise at
+        most one probe per ``PROBE_EVERY`` seconds for the whole server, shared by every
+        wait; any answered invocation counts as one."""
+        if self.stalled:
+            raise self.unresponsive()
+        if time.monotonic() - self.answered_at < PROBE_EVERY:
+            return
+        async with self._probing:
+            if time.monotonic() - self.answered_at >= PROBE_EVERY:
+                await self.run(("display-message", "-p", "#{pid}"), check=False,
+                               deadline=PROBE_DEADLINE)
 
     async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         failure = self.failure(result)
@@ -136,19 +188,24 @@ class Tmux:
         try:
             result = await self._reads.read(key)
         except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
-            raise TmuxFailed(
-                f"tmux did not answer within {SHARED_LIMIT:g} s (a busy or stuck server); "
-                "try again, or call get_server_info to check it", retryable=True,
-            ) from None
+            raise self.unresponsive() from None
         assert isinstance(result, TmuxResult)
         if check and result.returncode != 0:
             raise await self._failed(result)
         return result
 
-    async def send_batched(self, *command: str) -> None:
+    async def send_batched(self, *command: str) -> bool:
         """Run one command whose output nobody reads, batched with others sent at the same
-        moment into ONE invocation (``wait-for -S`` when many waits time out together)."""
-        await self._batch.send(command)
+        moment into ONE invocation (``wait-for -S`` when many waits time out together).
+
+        Best effort, for cleanup paths: a failure (a stopped or vanished server) is logged,
+        never raised (False is returned), so that the cleanup after it still runs."""
+        try:
+            await self._batch.send(command)
+        except (ToolError, OSError) as exc:
+            log.info("batched %s failed: %s", command[0], exc)
+            return False
+        return True
 
     def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         """The tool error for a failed invocation."""
@@ -192,12 +249,15 @@ class Tmux:
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         async with self._starting:
-            process = await anyio.open_process(
-                refuse_nul([self.binary, "-S", self.socket_path, *args]),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            try:
+                process = await anyio.open_process(
+                    refuse_nul([self.binary, "-S", self.socket_path, *args]),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+            except OSError as exc:
+                raise os_fault(exc, "starting a tmux client", binary=self.binary) from None
             self._clients.add(process)
         return process
 

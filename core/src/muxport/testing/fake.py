@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from muxport.invoke import DEADLINE
 from muxport.transport import Tmux, TmuxResult
 
 
@@ -15,7 +16,9 @@ class FakeTmux(Tmux):
         self.answers = dict(answers or {})
         self.calls: list[tuple[tuple[str, ...], ...]] = []
 
-    async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
+    async def run(
+        self, *commands: Sequence[str], check: bool = True, deadline: float = DEADLINE
+    ) -> TmuxResult:
         self.calls.append(tuple(tuple(c) for c in commands))
         out = "".join(self.answers.get(c[0], "") for c in commands)
         return TmuxResult(0, out, "")

@@ -128,8 +128,8 @@ class Waiter:
                 # registered and would swallow the next signal.
                 with anyio.move_on_after(RELEASE):
                     # Batched: when many waits time out together, one invocation wakes them all.
-                    await self.ctx.tmux.send_batched("wait-for", "-S", "--", self.channel)
-                    await process.wait()
+                    if await self.ctx.tmux.send_batched("wait-for", "-S", "--", self.channel):
+                        await process.wait()
             # With other muxport waits on the channel a killed waiter is harmless: the
             # next signal wakes them and it together, and the last one out wakes it.
             await self.ctx.tmux.stop_client(process)
