@@ -8,6 +8,7 @@ become the tool error saying what the system refused.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,24 @@ from anyio.abc import ByteReceiveStream, Process
 from muxport.faults import os_fault
 
 DEADLINE = 4.0  # seconds one tmux invocation may take before it is killed
+SPARE_PIPES = 4  # a process start needs three pipes and a pidfd: eight descriptors
+
+
+def spare_descriptors(binary: str) -> None:
+    """Refuse to start a process without the descriptors it needs (EMFILE).
+
+    Python 3.11's asyncio waits forever for a child whose pidfd could not be opened
+    (EMFILE after the fork), so the shortage is found first. No await runs between this
+    check and the start, so no other task can take the descriptors meanwhile."""
+    opened: list[int] = []
+    try:
+        for _ in range(SPARE_PIPES):
+            opened.extend(os.pipe())
+    except OSError as exc:
+        raise os_fault(exc, f"starting {binary}", binary=binary) from None
+    finally:
+        for fd in opened:
+            os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -47,6 +66,7 @@ async def reap(process: Process) -> None:
 
 async def invoke(argv: Sequence[str], deadline: float = DEADLINE) -> Finished:
     """Run ``argv`` to completion; ``TimeoutError`` once ``deadline`` seconds passed."""
+    spare_descriptors(argv[0])
     try:
         process = await anyio.open_process(
             list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE

@@ -26,7 +26,7 @@ from muxport.errors import (
     ToolError,
 )
 from muxport.faults import os_fault
-from muxport.invoke import DEADLINE, invoke
+from muxport.invoke import DEADLINE, invoke, spare_descriptors
 from muxport.sharing import Batch, SharedReads
 
 log = logging.getLogger(__name__)
@@ -249,6 +249,7 @@ class Tmux:
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         async with self._starting:
+            spare_descriptors(self.binary)
             try:
                 process = await anyio.open_process(
                     refuse_nul([self.binary, "-S", self.socket_path, *args]),
