@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from muxport.regex import MAX_SUBJECT, compile_user_regex, search
+from muxport._internal.regex import MAX_SUBJECT, compile_user_regex, search
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from muxport.errors import TmuxUnresponsive
-from muxport.invoke import DEADLINE
+from muxport._internal.errors import TmuxUnresponsive
+from muxport._internal.invoke import DEADLINE
 
 Commands = tuple[tuple[str, ...], ...]
 Invoke = Callable[[Commands], Awaitable[object]]

@@ -12,13 +12,13 @@ from typing import NoReturn
 
 import anyio
 
-from muxport import __version__ as VERSION
-from muxport import app
-from muxport.caller import detect
-from muxport.connection import connect, settings_from
-from muxport.errors import StartupError, ToolError
-from muxport.selection import parse_request
-from muxport.surface import build
+from muxport._internal import VERSION, app
+from muxport._internal.caller import detect
+from muxport._internal.connection import connect, settings_from
+from muxport._internal.errors import StartupError, ToolError
+from muxport._internal.selection import parse_request
+from muxport._internal.settings import Limits
+from muxport._internal.surface import build
 
 
 def parser() -> argparse.ArgumentParser:
@@ -101,6 +101,7 @@ async def serve(args: argparse.Namespace) -> None:
     use_pidfd_child_watcher()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
+    limits = Limits.from_env(os.environ)
     started = await app.start(request, settings)
     conn = started.connection
     print(
@@ -108,7 +109,7 @@ async def serve(args: argparse.Namespace) -> None:
         f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
         file=sys.stderr, flush=True,
     )
-    await started.server.serve_stdio()
+    await started.server.serve_stdio(limits)
 
 
 def exit_now(code: int) -> NoReturn:

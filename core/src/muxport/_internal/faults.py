@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 
-from muxport.errors import SystemFault, ToolError
+from muxport._internal.errors import SystemFault, ToolError
 
 EXHAUSTED = {
     errno.EMFILE: "file descriptors",
