@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from muxport._internal.budgets import WAIT_CEILING, WAIT_CEILING_LIMIT, configure_wait_ceiling
 from muxport._internal.errors import StartupError
 
 MiB = 1 << 20
@@ -49,3 +51,56 @@ class Limits:
             int(_number(env, "MUXPORT_MAX_REQUEST_BYTES", cls.max_request_bytes, 64 << 10,
                         1 << 31, True)),
         )
+
+
+def _audit_target(env: Mapping[str, str]) -> str:
+    """``LIBTMUX_AUDIT``: empty, ``stderr`` or a file that can be opened for appending."""
+    where = env.get("LIBTMUX_AUDIT", "")
+    if where in ("", "stderr"):
+        return where
+    try:
+        os.close(os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise StartupError(
+            f"LIBTMUX_AUDIT={where!r} cannot be opened ({exc.strerror}); "
+            "name a writable file, or 'stderr'"
+        ) from None
+    return where
+
+
+def _tmux_tmpdir(env: Mapping[str, str], used: bool) -> str | None:
+    """``TMUX_TMPDIR``, where named sockets and the daemon's live: a writable directory."""
+    where = env.get("TMUX_TMPDIR") or None
+    if where is None or not used:
+        return where
+    if not os.path.isdir(where) or not os.access(where, os.W_OK | os.X_OK):
+        why = "is not a directory" if not os.path.isdir(where) else "is not writable"
+        raise StartupError(
+            f"TMUX_TMPDIR={where!r} {why}: the daemon's socket lives there; set TMUX_TMPDIR "
+            "to a writable directory (or unset it for /tmp), or choose a server with --socket"
+        )
+    return where
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Everything read from the environment besides selection and socket (those are
+    parsed by ``selection`` and ``connection``, also before tmux is touched)."""
+
+    audit: str = ""
+    wait_ceiling: float = WAIT_CEILING
+    tmux_tmpdir: str | None = None
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], uses_tmpdir: bool) -> Environment:
+        """Parse and check every variable; the first bad one stops startup."""
+        return cls(
+            _audit_target(env),
+            _number(env, "LIBTMUX_MCP_WAIT_MAX_SECONDS", WAIT_CEILING, 1, WAIT_CEILING_LIMIT),
+            _tmux_tmpdir(env, uses_tmpdir),
+            Limits.from_env(env),
+        )
+
+    def apply(self) -> None:
+        configure_wait_ceiling(self.wait_ceiling)
