@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from muxport.testing.clients import launcher
-from reliability_kit import STATS, error_code
+from reliability_kit import STATS, RawLauncher, error_code
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -70,6 +70,62 @@ async def test_tmux_binary_removed_under_the_server(stdio_client, tmux_server, s
             assert "reinstall tmux" in result.content[0].text
         shutil.copy2(tmux_server.binary, copy)
         assert not (await client.call_tool("list_sessions", {})).is_error
+
+
+async def test_out_of_file_descriptors_is_resource_exhausted(tmux_server, shell_pane, sandbox):
+    import os
+
+    pane = shell_pane("bash")
+    env = {"LIBTMUX_SOCKET_PATH": tmux_server.socket_path, "LIBTMUX_TOOLSETS": "inspect"}
+    probe = RawLauncher(env)
+    try:  # the descriptors an idle launcher holds, here
+        probe.initialize()
+        probe.read(probe.call("list_sessions", {}))
+        idle = len(os.listdir(f"/proc/{probe.process.pid}/fd"))
+    finally:
+        probe.kill()
+    # room for one tmux start (8 descriptors) and a few more, not for many at once
+    raw = RawLauncher(env, max_files=idle + 10)
+    try:
+        raw.initialize()
+        ids = [raw.call("capture_pane", {"pane_id": pane.pane_id}) for _ in range(60)]
+        STATS.faults += 1
+        codes = {error_code_of(answer) for answer in read_all(raw, ids)}
+        assert "resource_exhausted" in codes, codes
+        assert codes <= {None, "resource_exhausted"}, codes
+        ok = raw.read(raw.call("list_sessions", {}), timeout=10)
+        assert not ok["result"].get("isError"), ok
+    finally:
+        raw.kill()
+
+
+def error_code_of(answer: dict[str, Any]) -> str | None:
+    result = answer["result"]
+    return (result.get("_meta") or {}).get("error_code") if result.get("isError") else None
+
+
+
+def read_all(raw: RawLauncher, ids: list[int], timeout: float = 60) -> list[dict[str, Any]]:
+    """The answers to ``ids``, in any order (``RawLauncher.read`` skips other answers)."""
+    import json
+    import os
+    import select
+
+    assert raw.process.stdout is not None
+    fd, found = raw.process.stdout.fileno(), {}
+    deadline = time.monotonic() + timeout
+    while len(found) < len(ids):
+        while b"\n" in raw._buffer:
+            line, raw._buffer = raw._buffer.split(b"\n", 1)
+            message = json.loads(line)
+            if message.get("id") in ids:
+                found[message["id"]] = message
+        if len(found) == len(ids):
+            break
+        left = deadline - time.monotonic()
+        assert left > 0 and select.select([fd], [], [], left)[0], f"{len(found)} answers"
+        raw._buffer += os.read(fd, 1 << 20)
+    return [found[i] for i in ids]
 
 
 async def test_full_disk_under_a_run_is_no_space(stdio_client, shell_pane, sandbox, tmp_path):
