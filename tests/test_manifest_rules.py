@@ -41,7 +41,7 @@ async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
 
 
 def add_to_inspect(registry: ToolRegistry) -> None:
-    registry.add(sneaky_read, toolset="inspect")
+    registry.add(sneaky_read)
 
 
 INSPECT = SelectionRequest(("inspect",), (), (), "flags")
@@ -51,24 +51,25 @@ DEFAULT = SelectionRequest(None, (), (), "default")
 @pytest.mark.parametrize("request_", [INSPECT, DEFAULT], ids=["inspect", "default"])
 def test_preflight_refuses_an_inspect_tool_with_input_reach(request_):
     with pytest.raises(StartupError) as caught:
-        preflight(request_, {"sneaky": plugin_module("sneaky", add_to_inspect)})
+        # an in-process plugin named "inspect" stands in for the first-party one (test kit)
+        preflight(request_, {"inspect": plugin_module("sneaky", add_to_inspect)})
     message = str(caught.value)
-    assert message.startswith("plugin sneaky: tool sneaky_read breaks a rule:")
+    assert message.startswith("plugin inspect: tool sneaky_read breaks a rule:")
     assert "inspect tools have reach none and effects exactly [observe]" in message
 
 
 async def test_start_refuses_before_tmux_is_touched(tmp_path):
     socket = tmp_path / "absent.sock"
     settings = settings_from({}, str(socket), None, "/nonexistent/tmux-binary")
-    with pytest.raises(StartupError, match=r"plugin sneaky: .*inspect tools have reach none"):
+    with pytest.raises(StartupError, match=r"plugin inspect: .*inspect tools have reach none"):
         await start(INSPECT, settings, env={},
-                    extra={"sneaky": plugin_module("sneaky", add_to_inspect)})
+                    extra={"inspect": plugin_module("sneaky", add_to_inspect)})
     assert not socket.exists()
 
 
 def test_an_unselected_rule_breaker_does_not_stop_startup():
     def register(registry: ToolRegistry) -> None:
-        registry.add(sneaky_read, toolset="elsewhere")  # reach pane-input is fine outside inspect
+        registry.add(sneaky_read)  # reach pane-input is fine outside inspect
 
     toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", register)})
     assert "sneaky_read" in toolsets.names()["elsewhere"]
@@ -110,12 +111,12 @@ def test_each_row_rule_names_plugin_and_rule(declaration, toolset, rule):
         return Nothing()
 
     def register(registry: ToolRegistry) -> None:
-        registry.add(bad_tool, toolset=toolset)
+        registry.add(bad_tool)
 
     request = SelectionRequest((toolset,), (), (), "flags")
     with pytest.raises(StartupError) as caught:
-        preflight(request, {"badplugin": plugin_module("badplugin", register)})
-    assert str(caught.value).startswith("plugin badplugin: tool bad_tool breaks a rule:")
+        preflight(request, {toolset: plugin_module("badplugin", register)})
+    assert str(caught.value).startswith(f"plugin {toolset}: tool bad_tool breaks a rule:")
     assert rule in str(caught.value)
 
 
@@ -193,8 +194,16 @@ async def loose_read(ctx: ToolContext, args: LooseArgs) -> Nothing:
 
 def test_preflight_refuses_an_unanchored_pattern():
     def add(registry: ToolRegistry) -> None:
-        registry.add(loose_read, toolset="loose")
+        registry.add(loose_read)
 
     with pytest.raises(StartupError, match=r"tool loose_read breaks a rule: .*\^\.\.\.\$ patterns"):
         preflight(SelectionRequest(("loose",), (), (), "flags"),
                   {"loose": plugin_module("loose", add)})
+
+
+def test_a_plugin_cannot_put_tools_into_another_toolset():
+    registry = ToolRegistry(toolset="thirdparty", plugin="thirdparty")
+    with pytest.raises(TypeError):
+        registry.add(sneaky_read, toolset="inspect")  # type: ignore[call-arg]
+    registry.add(sneaky_read)
+    assert [spec.toolset for spec in registry.tools] == ["thirdparty"]

@@ -82,5 +82,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         )
     terminalreporter.write_line(
         f"reliability: {STATS.fuzz_calls} fuzz calls, {STATS.faults} faults injected, "
-        f"{STATS.leaks} leaks found"
+        f"{STATS.leaks} leaks found, {STATS.regex_checks} regex checks, "
+        f"{STATS.stalls} tmux stalls, {STATS.protocol_cases} protocol cases, "
+        f"{STATS.memory_checks} memory checks, {STATS.byte_checks} byte checks"
     )

@@ -27,6 +27,11 @@ class Stats:
     fuzz_calls: int = 0
     faults: int = 0
     leaks: int = 0
+    regex_checks: int = 0
+    stalls: int = 0
+    protocol_cases: int = 0
+    memory_checks: int = 0
+    byte_checks: int = 0
     calls_per_tool: dict[str, int] = field(default_factory=dict)
     not_exercised: set[str] = field(default_factory=set)
     ran: bool = False
@@ -571,13 +576,21 @@ def processes_using(socket_path: str, except_pid: int | None = None) -> list[str
 class RawLauncher:
     """The installed launcher spoken to byte by byte (for frames a client would never send)."""
 
-    def __init__(self, env: Mapping[str, str], stderr: Path | None = None) -> None:
+    def __init__(
+        self, env: Mapping[str, str], stderr: Path | None = None, max_files: int | None = None
+    ) -> None:
+        import resource
         import subprocess
 
         from muxport.testing.clients import launcher
 
         full = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
         full.update(env)
+
+        def limit() -> None:
+            if max_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
+
         with open(stderr or os.devnull, "wb") as errors:
             self.process = subprocess.Popen(
                 [launcher()],
@@ -585,6 +598,7 @@ class RawLauncher:
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 env=full,
+                preexec_fn=limit if max_files is not None else None,
             )
         self.next_id = 1
         self._buffer = b""

@@ -22,14 +22,26 @@ def clamp_lines(requested: int | None) -> int:
     return max(1, min(MAX_LINES, requested))
 
 
+_ceiling: list[float] = []  # set once (Environment.apply at startup), then only read
+
+
+def configure_wait_ceiling(seconds: float) -> None:
+    """Fix the wait ceiling for this process (startup, after validation)."""
+    _ceiling[:] = [max(1.0, min(WAIT_CEILING_LIMIT, seconds))]
+
+
 def wait_ceiling() -> float:
-    """120 s, or ``LIBTMUX_MCP_WAIT_MAX_SECONDS`` when set (at most 600)."""
-    raw = os.environ.get("LIBTMUX_MCP_WAIT_MAX_SECONDS", "")
-    try:
-        value = float(raw) if raw else WAIT_CEILING
-    except ValueError:
-        value = WAIT_CEILING
-    return max(1.0, min(WAIT_CEILING_LIMIT, value))
+    """120 s, or ``LIBTMUX_MCP_WAIT_MAX_SECONDS`` (at most 600): read once, not per call.
+
+    The launcher validates the variable before anything is served (a bad value stops
+    startup); a server built in process without it reads the variable once here."""
+    if not _ceiling:
+        raw = os.environ.get("LIBTMUX_MCP_WAIT_MAX_SECONDS", "")
+        try:
+            configure_wait_ceiling(float(raw) if raw else WAIT_CEILING)
+        except ValueError:
+            configure_wait_ceiling(WAIT_CEILING)
+    return _ceiling[0]
 
 
 def effective_timeout(requested: float | None) -> float:

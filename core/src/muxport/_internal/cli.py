@@ -15,8 +15,9 @@ import anyio
 from muxport._internal import VERSION, app
 from muxport._internal.caller import detect
 from muxport._internal.connection import connect, settings_from
-from muxport._internal.errors import StartupError
+from muxport._internal.errors import StartupError, ToolError
 from muxport._internal.selection import parse_request
+from muxport._internal.settings import Environment
 from muxport._internal.surface import build
 
 
@@ -65,6 +66,7 @@ async def doctor(args: argparse.Namespace) -> None:
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     toolsets = app.preflight(request)
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
+    Environment.from_env(os.environ, settings.socket_path is None).apply()
     conn = await connect(settings, start=False)
     caller = await detect(conn.tmux, os.environ)
     # Only the dedicated daemon can be created by muxport: a chosen socket gets the
@@ -100,6 +102,8 @@ async def serve(args: argparse.Namespace) -> None:
     use_pidfd_child_watcher()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
+    environment = Environment.from_env(os.environ, settings.socket_path is None)
+    environment.apply()
     started = await app.start(request, settings)
     conn = started.connection
     print(
@@ -107,7 +111,7 @@ async def serve(args: argparse.Namespace) -> None:
         f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
         file=sys.stderr, flush=True,
     )
-    await started.server.serve_stdio()
+    await started.server.serve_stdio(environment.limits)
 
 
 def exit_now(code: int) -> NoReturn:
@@ -137,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             exit_now(0)
     except StartupError as exc:
         print(f"muxport: {exc}", file=sys.stderr)
+        return 2
+    except ToolError as exc:  # tmux refused or hung while starting (tmux_unresponsive, ...)
+        print(f"muxport: cannot start: {exc.message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

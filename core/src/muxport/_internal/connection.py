@@ -154,7 +154,14 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         )
     nonce = secrets.token_hex(16)
     # tmux -S does not create the tmux-UID directory the way -L does; make it as tmux would.
-    os.makedirs(os.path.dirname(tmux.socket_path), mode=0o700, exist_ok=True)
+    directory = os.path.dirname(tmux.socket_path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise StartupError(
+            f"cannot create the daemon's socket directory {directory} ({exc.strerror}); "
+            "set TMUX_TMPDIR to a writable directory, or choose a server with --socket"
+        ) from None
     # start-server is a no-op on a running server; -o keeps the first owner's marker.
     await tmux.start_server(config, ("set", "-s", "-o", OWNER_OPTION, nonce))
     owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)

@@ -28,6 +28,7 @@ from muxport._internal.hookguard import GUARDED, guarding
 from muxport._internal.transport import Tmux
 from muxport._internal.watch import Feeds
 
+log = logging.getLogger(__name__)
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,15 @@ class ToolContext:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
         if self.services.task_group is None:
             raise RuntimeError("no background task group: the server is not running")
-        self.services.task_group.start_soon(func)
+
+        async def guarded() -> None:
+            # A fault inside background work ends that work, never the server.
+            try:
+                await func()
+            except Exception:
+                log.exception("background work of %s failed", self.tool)
+
+        self.services.task_group.start_soon(guarded)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -146,12 +155,16 @@ class ToolContext:
     ) -> AsyncIterator[None]:
         """Send a wait's progress every ``every`` seconds while the body waits (at least
         every 5 s: clients that reset their timeout on progress keep the call alive;
-        docs/runs-and-waits.md)."""
+        docs/runs-and-waits.md).
+
+        Each beat also checks that tmux still answers: a stopped server ends the wait with
+        ``tmux_unresponsive`` (raised from this block) instead of holding it forever."""
         start = time.monotonic()
 
         async def beat() -> None:
             while True:
                 await anyio.sleep(every)
+                await self.tmux.responsive()
                 await self.wait_progress(what, total, time.monotonic() - start)
 
         async with anyio.create_task_group() as group:

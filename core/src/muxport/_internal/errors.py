@@ -118,3 +118,16 @@ class TmuxFailed(ToolError):
 
 class StartupError(Exception):
     """Stops the launcher before anything is served; the message is one clear line."""
+
+
+class TmuxUnresponsive(ToolError):
+    """tmux did not answer within the invocation deadline (a stopped or hung server)."""
+
+    code = "tmux_unresponsive"
+    retryable = True
+
+
+class SystemFault(ToolError):
+    """The operating system refused something: no space, no descriptors, no binary."""
+
+    code = "system_error"

@@ -1,66 +1,62 @@
-"""Regular expressions from clients, refused when they could stall the server.
+"""Regular expressions from clients, on google-re2 (docs/reliability.md: client regexes).
 
-Python's ``re`` has no time limit and matching runs on the event loop, so a pattern
-with catastrophic backtracking (``(a+)+$``, ``(\\w*)*x``) would freeze every call. Such
-shapes are refused up front: an unbounded repeat inside another unbounded repeat, an
-alternation inside an unbounded repeat (``(a|aa)+``), and backreferences; and a regex
-only ever sees the last ``MAX_SUBJECT`` characters of a line (``search``).
+Matching runs on the event loop, so it must stay cheap whatever the pattern: RE2 runs in
+time linear in the subject (no backtracking, so no pattern can blow up), refuses what it
+cannot do that way (backreferences, lookaround) with its own message, and caps its memory
+per pattern. A regex only ever sees the last ``MAX_SUBJECT`` characters of a line, so one
+search costs at most a few milliseconds.
 """
 
 from __future__ import annotations
 
-import re
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import Protocol
 
-UNBOUNDED = 100  # a repeat with a larger upper bound counts as unbounded
+import re2
+
 MAX_SUBJECT = 8192  # characters of a line a client's regex is run on (its end is kept)
-_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
+MAX_MEMORY = 8 << 20  # bytes RE2 may use for one compiled pattern (its default, made explicit)
 
 
-def _unbounded_repeat_inside(items: Any, inside: bool) -> str | None:
-    for op, value in items:
-        if op in _REPEATS and op is not None:
-            _, high, sub = value
-            unbounded = high is sre.MAXREPEAT or high > UNBOUNDED
-            if unbounded and inside:
-                return "a repeat inside a repeat (like (a+)+) can take exponential time"
-            found = _unbounded_repeat_inside(sub, inside or unbounded)
-        elif op is sre.GROUPREF or op is sre.GROUPREF_EXISTS:
-            return "backreferences can take exponential time"
-        elif op is sre.SUBPATTERN:
-            found = _unbounded_repeat_inside(value[-1], inside)
-        elif op is sre.BRANCH and inside:
-            return "an alternation inside a repeat (like (a|aa)+) can take exponential time"
-        elif op is sre.BRANCH:
-            found = next(
-                (f for f in (_unbounded_repeat_inside(b, inside) for b in value[1]) if f), None
-            )
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            found = _unbounded_repeat_inside(value[1], inside)
-        else:
-            found = None
-        if found:
-            return found
-    return None
+class Match(Protocol):
+    def start(self) -> int: ...
 
 
-def compile_user_regex(text: str) -> re.Pattern[str]:
-    """Compile a client's pattern; ``ValueError`` says why it is refused."""
+class Compiled(Protocol):
+    """The part of a compiled RE2 pattern muxport uses."""
+
+    @property
+    def pattern(self) -> str: ...
+
+    def search(self, text: str, pos: int = ...) -> Match | None: ...
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # the error goes to the client, not to stderr as well
+    options.max_mem = MAX_MEMORY
+    return options
+
+
+def compile_user_regex(text: str) -> Compiled:
+    """Compile a client's pattern; ``ValueError`` says why it is refused (RE2's words)."""
     try:
-        compiled = re.compile(text)
-    except re.error as exc:
-        raise ValueError(f"it does not compile ({exc})") from None
-    danger = _unbounded_repeat_inside(_parser.parse(text), False)
-    if danger:
-        raise ValueError(f"it is refused: {danger}; simplify it")
+        compiled: Compiled = re2.compile(text, options=_options())
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else "it does not compile"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        hint = ""
+        if "escape sequence: \\" in str(reason) and any(f"\\{d}" in text for d in "123456789"):
+            hint = " (backreferences are not supported)"
+        elif "perl operator: (?" in str(reason):
+            hint = " (lookahead and lookbehind are not supported)"
+        raise ValueError(f"RE2 refuses it: {reason}{hint}") from None
     return compiled
 
 
-def search(compiled: re.Pattern[str], line: str) -> int:
+def search(compiled: Compiled, line: str) -> int:
     """Where ``compiled`` first matches ``line`` (-1: nowhere), looking at its last
-    ``MAX_SUBJECT`` characters only, so that matching time stays bounded."""
+    ``MAX_SUBJECT`` characters only, so that one search stays within milliseconds."""
     offset = max(0, len(line) - MAX_SUBJECT)
     found = compiled.search(line, offset)
     return -1 if found is None else found.start()

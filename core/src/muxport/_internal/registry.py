@@ -30,14 +30,15 @@ class ToolRegistry:
         self.plugin = plugin
         self.tools: list[ToolSpec] = []
 
-    def add(self, *tools: object, toolset: str | None = None) -> None:
+    def add(self, *tools: object) -> None:
         """Register ``@tool``-declared functions, and ``Toolbox`` classes with every tool
-        declared among their methods (``toolset`` defaults to the plugin's)."""
+        declared among their methods, into this plugin's own toolset (a plugin can never
+        put tools into another toolset, a first-party one least of all)."""
         for item in tools:
             if isinstance(item, type) and issubclass(item, Toolbox):
                 methods = [spec_of(m) for _, m in inspect.getmembers(item, inspect.isfunction)]
                 for method in filter(None, methods):
-                    self._add(dataclasses.replace(method, toolbox=item), toolset)
+                    self._add(dataclasses.replace(method, toolbox=item))
                 continue
             spec = spec_of(item)
             if spec is None:
@@ -45,15 +46,15 @@ class ToolRegistry:
                     f"plugin {self.plugin}: {getattr(item, '__name__', item)!r} is not "
                     "declared with @muxport.tool"
                 )
-            self._add(spec, toolset)
+            self._add(spec)
 
-    def _add(self, spec: ToolSpec, toolset: str | None) -> None:
+    def _add(self, spec: ToolSpec) -> None:
         if spec.toolbox is None and len(inspect.signature(spec.func).parameters) == 3:
             raise StartupError(
                 f"plugin {self.plugin}: tool {spec.name} takes self: register its Toolbox class"
             )
         self.tools.append(
-            dataclasses.replace(spec, toolset=toolset or self.toolset, plugin=self.plugin)
+            dataclasses.replace(spec, toolset=self.toolset, plugin=self.plugin)
         )
 
 

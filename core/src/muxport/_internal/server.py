@@ -15,7 +15,6 @@ import anyio
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
@@ -24,8 +23,11 @@ from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, RESOURCE_URI, meta_row
 from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
+from muxport._internal.faults import tool_error_of
 from muxport._internal.hookguard import guarding
 from muxport._internal.instructions import INSTRUCTIONS
+from muxport._internal.settings import Limits
+from muxport._internal.stdio import StdioLoop
 from muxport._internal.surface import Surface
 from muxport._internal.targets import answer_dict
 
@@ -49,13 +51,6 @@ def tool_definition(row: dict[str, Any]) -> types.Tool:
         ),
         meta={META_KEY: meta_row(row)},
     )
-
-
-def tool_error_in(exc: BaseException) -> ToolError | None:
-    """The tool error a task group wrapped, when it is the only thing that went wrong."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc if isinstance(exc, ToolError) else None
 
 
 def error_result(error: ToolError) -> types.CallToolResult:
@@ -130,9 +125,11 @@ class MuxportServer:
         except ToolError as exc:
             return error_result(exc)
         except Exception as exc:
-            refusal = tool_error_in(exc)
-            if refusal is not None:  # raised inside a task group (a wait's heartbeat)
-                return error_result(refusal)
+            # Tool errors raised inside task groups arrive as ExceptionGroups; OS refusals
+            # (ENOSPC, EMFILE) are not bugs either: both answer with what happened.
+            mapped = tool_error_of(exc, f"running {name}")
+            if mapped is not None:
+                return error_result(mapped)
             log.exception("tool %s failed", name)
             return error_result(ToolError(
                 f"{name} hit an internal error (a muxport bug; the server log has the details). "
@@ -199,18 +196,26 @@ class MuxportServer:
             uri=uri, mime_type="application/json", text=text,
         )])
 
-    async def serve_stdio(self) -> None:
+    async def serve_stdio(self, limits: Limits | None = None) -> None:
         """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
+        options = self.lowlevel.create_initialization_options()
+
+        async def run(read: Any, write: Any) -> None:
+            await self.lowlevel.run(read, write, options)
+
         async with anyio.create_task_group() as group:
             self.services.task_group = group
             try:
-                async with stdio_server() as (read, write):
-                    options = self.lowlevel.create_initialization_options()
-                    await self.lowlevel.run(read, write, options)
+                await StdioLoop(limits or Limits(), self.is_quick).serve(run)
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                     await self.close()
                 group.cancel_scope.cancel()
+
+    def is_quick(self, name: str) -> bool:
+        """Whether a call of ``name`` answers at once (no ``timeout``: not a wait)."""
+        spec = self.surface.specs.get(name)
+        return spec is None or "timeout" not in spec.args.model_fields
 
     async def close(self) -> None:
         await self.services.aclose()

@@ -12,9 +12,13 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from muxport._internal.errors import TmuxUnresponsive
+from muxport._internal.invoke import DEADLINE
+
 Commands = tuple[tuple[str, ...], ...]
 Invoke = Callable[[Commands], Awaitable[object]]
-SHARED_LIMIT = 15.0  # seconds one shared invocation may take before its callers give up
+# seconds one shared invocation may take (its own deadline kills it first)
+SHARED_LIMIT = DEADLINE + 1.0
 BATCH_WINDOW = 0.005  # seconds a batch stays open for commands sent at the same moment
 BATCH_MAX = 64  # commands per invocation (tmux refuses a command line over 16 KiB)
 
@@ -38,7 +42,7 @@ class SharedReads:
     def __init__(self, invoke: Invoke) -> None:
         self.invoke = invoke
         self.waiting: dict[Commands, _Slot] = {}
-        self.running: dict[Commands, anyio.Event] = {}
+        self.running: dict[Commands, _Slot] = {}
 
     async def read(self, commands: Commands) -> object:
         slot = self.waiting.get(commands)
@@ -51,16 +55,18 @@ class SharedReads:
                     with anyio.fail_after(SHARED_LIMIT):
                         busy = self.running.get(commands)
                         if busy is not None:
-                            await busy.wait()
+                            await busy.done.wait()
+                            if isinstance(busy.error, TmuxUnresponsive):
+                                raise busy.error  # the server is stuck: do not ask again
                         del self.waiting[commands]
-                        self.running[commands] = slot.done
+                        self.running[commands] = slot
                         slot.result = await self.invoke(commands)
                 except Exception as exc:  # handed to every caller below
                     slot.error = exc
                 finally:
                     if self.waiting.get(commands) is slot:
                         del self.waiting[commands]
-                    if self.running.get(commands) is slot.done:
+                    if self.running.get(commands) is slot:
                         del self.running[commands]
                     slot.done.set()
         if slot.error is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -17,8 +18,18 @@ import anyio
 from anyio.abc import Process
 
 from muxport._internal import hookguard
-from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport._internal.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport._internal.errors import (
+    InvalidArgument,
+    NotFound,
+    ServerGone,
+    StartupError,
+    TmuxFailed,
+    TmuxUnresponsive,
+    ToolError,
+)
+from muxport._internal.faults import os_fault
+from muxport._internal.invoke import DEADLINE, Finished, invoke, spare_descriptors
+from muxport._internal.sharing import Batch, SharedReads
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +49,11 @@ GONE_MARKERS = (
     "lost server",
     "server not found",
 )
+PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
+PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
+# Once an invocation outlived its deadline, later ones get this much until one answers
+# again: cleanup after a stall (waking a waiter, stopping a client) then ends quickly.
+STALLED_DEADLINE = 1.0
 
 
 def refuse_control_chars(value: str, what: str) -> str:
@@ -110,6 +126,9 @@ class Tmux:
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
+        self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
+        self.stalled = False  # the last invocation to end outlived its deadline
+        self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -121,17 +140,25 @@ class Tmux:
             argv.extend(escape_arg(str(arg)) for arg in command[1:])
         return argv
 
-    async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
-        """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
-        await self._guard(hookguard.Wanted.of_commands(commands))
-        result = await self._invoke(tuple(tuple(str(a) for a in c) for c in commands))
+    async def run(
+        self, *commands: Sequence[str], check: bool = True, deadline: float = DEADLINE
+    ) -> TmuxResult:
+        """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error.
+
+        Every invocation ends within ``DEADLINE`` seconds: past it the client is killed and
+        the call answers ``tmux_unresponsive`` (the server is stopped or hung)."""
+        key = tuple(tuple(str(a) for a in c) for c in commands)
+        await self._guard(hookguard.Wanted.of_commands(key))
+        result = await self._invoke(key, deadline)
         if check and result.returncode != 0:
             raise await self._failed(result)
         return result
 
-    async def _invoke(self, commands: Sequence[Sequence[str]]) -> TmuxResult:
-        argv = refuse_nul(self.argv(*commands))
-        done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+    async def _invoke(
+        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE
+    ) -> TmuxResult:
+        # every invocation (run, read, batched sends, hook checks) reaches tmux here
+        done = await self._exec(refuse_nul(self.argv(*commands)), deadline)
         return TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
@@ -144,11 +171,45 @@ class Tmux:
             return
 
         async def shared(commands: tuple[tuple[str, ...], ...]) -> tuple[int, str]:
-            result = await self._hook_checks.read(commands)
+            try:
+                result = await self._hook_checks.read(commands)
+            except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
+                raise self.unresponsive() from None
             assert isinstance(result, TmuxResult)
             return result.returncode, result.stdout
 
         await hookguard.check(shared, wanted)
+
+    async def _exec(self, argv: list[str], deadline: float = DEADLINE) -> Finished:
+        try:
+            done = await invoke(argv, min(deadline, STALLED_DEADLINE if self.stalled else deadline))
+        except TimeoutError:
+            self.stalled = True
+            raise self.unresponsive() from None
+        self.answered_at, self.stalled = time.monotonic(), False
+        return done
+
+    def unresponsive(self) -> TmuxUnresponsive:
+        return TmuxUnresponsive(
+            f"the tmux server at {self.socket_path} did not answer within {DEADLINE:g} s "
+            "(it is stopped, hung or overloaded); what was asked may still happen once it "
+            "resumes: check with list_sessions or get_server_info in a moment, then try again",
+            delivery="possibly_sent",
+        )
+
+    async def responsive(self) -> None:
+        """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
+
+        Known stalled (the last invocation outlived its deadline): at once. Otherwise at
+        most one probe per ``PROBE_EVERY`` seconds for the whole server, shared by every
+        wait; any answered invocation counts as one."""
+        if self.stalled:
+            raise self.unresponsive()
+        if time.monotonic() - self.answered_at < PROBE_EVERY:
+            return
+        async with self._probing:
+            if time.monotonic() - self.answered_at >= PROBE_EVERY:
+                await self._invoke((("display-message", "-p", "#{pid}"),), PROBE_DEADLINE)
 
     async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         failure = self.failure(result)
@@ -165,19 +226,24 @@ class Tmux:
         try:
             result = await self._reads.read(key)
         except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
-            raise TmuxFailed(
-                f"tmux did not answer within {SHARED_LIMIT:g} s (a busy or stuck server); "
-                "try again, or call get_server_info to check it", retryable=True,
-            ) from None
+            raise self.unresponsive() from None
         assert isinstance(result, TmuxResult)
         if check and result.returncode != 0:
             raise await self._failed(result)
         return result
 
-    async def send_batched(self, *command: str) -> None:
+    async def send_batched(self, *command: str) -> bool:
         """Run one command whose output nobody reads, batched with others sent at the same
-        moment into ONE invocation (``wait-for -S`` when many waits time out together)."""
-        await self._batch.send(command)
+        moment into ONE invocation (``wait-for -S`` when many waits time out together).
+
+        Best effort, for cleanup paths: a failure (a stopped or vanished server) is logged,
+        never raised (False is returned), so that the cleanup after it still runs."""
+        try:
+            await self._batch.send(command)
+        except (ToolError, OSError) as exc:
+            log.info("batched %s failed: %s", command[0], exc)
+            return False
+        return True
 
     def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         """The tool error for a failed invocation."""
@@ -219,12 +285,16 @@ class Tmux:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         await self._guard(hookguard.Wanted.of_client(args))
         async with self._starting:
-            process = await anyio.open_process(
-                refuse_nul([self.binary, "-S", self.socket_path, *args]),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
+            spare_descriptors(self.binary)
+            try:
+                process = await anyio.open_process(
+                    refuse_nul([self.binary, "-S", self.socket_path, *args]),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+            except OSError as exc:
+                raise os_fault(exc, "starting a tmux client", binary=self.binary) from None
             self._clients.add(process)
         return process
 
@@ -246,7 +316,7 @@ class Tmux:
 
     async def version(self) -> str:
         """What ``tmux -V`` prints (the binary's version; no server is contacted)."""
-        out = await anyio.run_process([self.binary, "-V"], check=False, stdin=subprocess.DEVNULL)
+        out = await self._exec([self.binary, "-V"])
         return (out.stdout or out.stderr).decode("utf-8", "replace").strip()
 
     async def start_server(self, config: str, *commands: Sequence[str]) -> None:
@@ -254,7 +324,7 @@ class Tmux:
         ``commands`` in the same invocation; what it did shows in what is read next."""
         argv = refuse_nul(self.argv(("start-server",), *commands))
         argv[3:3] = ["-f", config]
-        await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+        await self._exec(argv)
 
     async def start_waiter(
         self, channel: str, *before: Sequence[str], after: Sequence[Sequence[str]] = ()
@@ -270,6 +340,6 @@ class Tmux:
         with anyio.CancelScope(shield=True):
             if process.returncode is None:
                 with anyio.move_on_after(grace):
-                    await self.send_batched("wait-for", "-S", "--", channel)
-                    await process.wait()
+                    if await self.send_batched("wait-for", "-S", "--", channel):
+                        await process.wait()
             await self.stop_client(process)

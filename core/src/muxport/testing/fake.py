@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from muxport import Caller, Tmux, TmuxResult, ToolContext
 from muxport._internal.app import App
 from muxport._internal.context import Services
+from muxport._internal.invoke import DEADLINE
 
 
 class FakeTmux(Tmux):
@@ -18,7 +19,9 @@ class FakeTmux(Tmux):
         self.answers = dict(answers or {})
         self.calls: list[tuple[tuple[str, ...], ...]] = []
 
-    async def _invoke(self, commands: Sequence[Sequence[str]]) -> TmuxResult:
+    async def _invoke(
+        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE
+    ) -> TmuxResult:
         # every invocation (run, read, batched sends) reaches tmux here
         self.calls.append(tuple(tuple(c) for c in commands))
         out = "".join(self.answers.get(c[0], "") for c in commands)

@@ -6,7 +6,9 @@
 - ``stdio_client``: a factory for the installed launcher over real stdio on ``tmux_server``.
 - ``fake_tmux``: a fake transport for unit tests of pure logic.
 
-Coroutine tests run on anyio (asyncio) without a marker; each gets a timeout.
+Coroutine tests that ask for one of these fixtures run on anyio (asyncio) without a
+marker. Nothing else in a project changes: other tests, coroutine or not, are left to
+whatever that project uses (installing muxport must not change pytest for everyone).
 """
 
 from __future__ import annotations
@@ -23,23 +25,34 @@ from muxport.testing.clients import stdio_client as _stdio_client
 from muxport.testing.fake import FakeTmux
 from muxport.testing.server import ShellPane, TmuxServer
 
+KIT_FIXTURES = frozenset({"tmux_server", "shell_pane", "mcp_client", "stdio_client", "fake_tmux"})
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
-    # Mark coroutine tests at collection, before parametrization: asking for
-    # ``anyio_backend`` here keeps ``@pytest.mark.parametrize`` ids and values intact
-    # (marking them later, in collection_modifyitems, makes anyio rebuild the items
-    # without their parameters).
+
+def uses_kit(obj: object) -> bool:
+    """Whether a test function asks for one of the kit's fixtures by name."""
+    try:
+        names = inspect.signature(obj).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not KIT_FIXTURES.isdisjoint(names)
+
+
+def mark_anyio(collector: pytest.Collector, name: str, obj: object, every: bool) -> None:
+    """Mark a coroutine test to run on anyio: every one, or only those using the kit.
+
+    Marked at collection, before parametrization: asking for ``anyio_backend`` here keeps
+    ``@pytest.mark.parametrize`` ids and values intact (marking them later, in
+    collection_modifyitems, makes anyio rebuild the items without their parameters)."""
     is_test = isinstance(collector, pytest.Module | pytest.Class) and collector.istestfunction(
         obj, name
     )
-    if is_test and inspect.iscoroutinefunction(obj):
+    if is_test and inspect.iscoroutinefunction(obj) and (every or uses_kit(obj)):
         pytest.mark.usefixtures("anyio_backend")(pytest.mark.anyio(obj))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    mark_anyio(collector, name, obj, every=False)
 
 
 @pytest.fixture

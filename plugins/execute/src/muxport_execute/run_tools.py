@@ -95,7 +95,8 @@ def answer(
         output=kept.lines,
         framed=framed,
         lines_missed=missed,
-        truncated=kept.truncated or stored_dropped > 0,
+        # a cut made when the output was stored stays reported through this second cut
+        truncated=kept.truncated or stored_dropped > 0 or run.stored_truncated,
         lines_dropped=kept.lines_dropped + stored_dropped,
         run_id=run.run_id,
         seconds=round(run.elapsed(), 3),

@@ -16,7 +16,7 @@ from typing import Literal
 
 import anyio
 from anyio.abc import Process
-from muxport import SEP, Tmux, ToolError, classify
+from muxport import SEP, Tmux, TmuxUnresponsive, ToolError, classify
 
 from muxport_execute.frame import Extracted, extract
 from muxport_execute.runs import Run
@@ -186,7 +186,10 @@ async def watch(
                 while True:
                     await anyio.sleep(delay)
                     delay = min(PROBE_MAX, delay * 1.5)
-                    state = await probe(tmux, run.pane_id, pane_pid)
+                    try:
+                        state = await probe(tmux, run.pane_id, pane_pid)
+                    except TmuxUnresponsive:
+                        continue  # a stopped server: keep watching, it may resume
                     # A status file without a signal: the frame's tmux client failed.
                     if state == "pane_gone" or state == "server_gone":
                         gone = state

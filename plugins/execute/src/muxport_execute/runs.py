@@ -43,6 +43,7 @@ class Run:
     exit_status: int | None = None
     output: list[str] = field(default_factory=list)
     stored_dropped: int = 0  # lines dropped when the final output was stored (budget ceiling)
+    stored_truncated: bool = False  # the stored output was cut (a line clipped counts too)
     framed: bool = False
     lines_missed: bool = False
     note: str | None = None
@@ -63,6 +64,7 @@ class Run:
         kept = keep_newest(lines, MAX_LINES)
         self.outcome, self.exit_status, self.note = outcome, exit_status, note
         self.output, self.stored_dropped = kept.lines, kept.lines_dropped
+        self.stored_truncated = kept.truncated
         self.framed, self.lines_missed = framed, missed
         self.finished = time.monotonic()
         self.done.set()

@@ -234,7 +234,7 @@ class PositionArgs(Args):
 
 
 class CornerPane(Pane, Result):
-    """The pane shape of TOOLS.md, with the ``note`` every answer may carry."""
+    """The pane record, with the ``note`` every answer may carry."""
 
 
 GEOMETRY = (

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from muxport import InvalidArgument, compile_user_regex, search
+from muxport import Compiled, InvalidArgument, compile_user_regex, search
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32
@@ -49,8 +48,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class Patterns:
-    wanted: tuple[tuple[str, re.Pattern[str] | None], ...]
-    stops: tuple[tuple[str, re.Pattern[str] | None], ...]
+    wanted: tuple[tuple[str, Compiled | None], ...]
+    stops: tuple[tuple[str, Compiled | None], ...]
 
     @property
     def any(self) -> bool:
@@ -70,7 +69,7 @@ class Patterns:
                 f"{MAX_TOTAL_BYTES}: wait for fewer or shorter patterns"
             )
 
-        def build(items: list[str], what: str) -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+        def build(items: list[str], what: str) -> tuple[tuple[str, Compiled | None], ...]:
             built = []
             for index, text in enumerate(items):
                 compiled = None
@@ -100,5 +99,5 @@ class Patterns:
         return None
 
 
-def _found(text: str, compiled: re.Pattern[str] | None, line: str) -> bool:
+def _found(text: str, compiled: Compiled | None, line: str) -> bool:
     return search(compiled, line) >= 0 if compiled is not None else text in line

@@ -39,7 +39,9 @@ class SearchArgs(Args):
         max_length=MAX_PATTERN_BYTES,
         description="text (or a regex with regex: true), at most 4096 UTF-8 bytes",
     )
-    regex: bool = Field(default=False, description="true: pattern is a Python regular expression")
+    regex: bool = Field(
+        default=False, description="true: pattern is an RE2 regular expression (no backreferences)"
+    )
     max_matches: int = Field(
         default=200,
         ge=1,

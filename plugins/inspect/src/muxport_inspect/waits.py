@@ -37,7 +37,9 @@ class WaitForTextArgs(Args):
     stop: PatternList = Field(
         default=None, description="text that ends the wait as a failure (an error message)"
     )
-    regex: bool = Field(default=False, description="patterns are Python regular expressions")
+    regex: bool = Field(
+        default=False, description="patterns are RE2 regular expressions (no backreferences)"
+    )
     timeout: Timeout = None
     cursor: str | None = CURSOR_FIELD
     max_lines: MaxLines = None

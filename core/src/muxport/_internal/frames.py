@@ -1,0 +1,161 @@
+"""Request lines off the wire, checked as JSON-RPC 2.0 says before the SDK sees them.
+
+The SDK drops what it cannot parse without an answer; here every frame gets one: invalid
+JSON ``-32700`` with ``id: null``; a batch, a bare value, a missing or null id ``-32600``;
+a second request with the id of one still in flight ``-32600`` naming the id; ``arguments``
+that are not an object a tool error naming the recovery. A line longer than the limit is
+dropped while it streams in (its first bytes are kept to find its id).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import mcp.types as types
+from pydantic import ValidationError
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+HEAD = 4096  # bytes of an over-long line kept to find its id
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with one frame: write ``reply``, release an id, and/or pass ``message``."""
+
+    reply: bytes | None = None
+    message: types.JSONRPCMessage | None = None
+    release: object = None
+
+
+def error(ident: object, code: int, message: str) -> bytes:
+    body = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+    return json.dumps(body).encode() + b"\n"
+
+
+def tool_refusal(ident: object, text: str) -> bytes:
+    meta = {"error_code": "invalid_argument", "retryable": False, "delivery": "not_sent"}
+    result = {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode() + b"\n"
+
+
+def valid_id(ident: object) -> bool:
+    return isinstance(ident, str) or (isinstance(ident, int) and not isinstance(ident, bool))
+
+
+class Frames:
+    """Splits the byte stream into lines and judges each one."""
+
+    def __init__(
+        self, max_bytes: int, is_quick: Callable[[str], bool], in_flight: dict[object, bool]
+    ) -> None:
+        self.max_bytes = max_bytes
+        self.is_quick = is_quick
+        self.in_flight = in_flight
+        self.buffer = bytearray()
+        self.dropping: bytes | None = None  # the head of the over-long line being dropped
+        self.dropped = 0
+
+    @staticmethod
+    def key(ident: object) -> object:
+        return (type(ident).__name__, ident)
+
+    def feed(self, chunk: bytes) -> Iterator[Verdict]:
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            start = len(chunk) if end < 0 else end + 1
+            if self.dropping is not None:
+                self.dropped += len(piece)
+                if end >= 0:
+                    yield self._too_long()
+                continue
+            self.buffer += piece
+            if len(self.buffer) > self.max_bytes:
+                self.dropping, self.dropped = bytes(self.buffer[:HEAD]), len(self.buffer)
+                self.buffer = bytearray()
+                if end >= 0:
+                    yield self._too_long()
+                continue
+            if end >= 0:
+                line, self.buffer = bytes(self.buffer), bytearray()
+                if line.strip():
+                    yield self.judge(line)
+
+    def _too_long(self) -> Verdict:
+        head, size = self.dropping or b"", self.dropped
+        self.dropping, self.dropped = None, 0
+        found = _ID.search(head)
+        ident = json.loads(found.group(1)) if found else None
+        return Verdict(reply=error(
+            ident, INVALID_REQUEST,
+            f"request line of {size} bytes is over the limit of {self.max_bytes} bytes "
+            "(MUXPORT_MAX_REQUEST_BYTES); it was dropped unread: send less per call",
+        ))
+
+    def judge(self, line: bytes) -> Verdict:
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            return Verdict(reply=error(None, PARSE_ERROR, f"Parse error: {exc}"))
+        if isinstance(data, list):
+            return Verdict(reply=error(None, INVALID_REQUEST, "Invalid Request: batches are not "
+                                       "supported (MCP 2025-06-18); send one message per line"))
+        if not isinstance(data, dict):
+            return Verdict(reply=error(None, INVALID_REQUEST,
+                                       "Invalid Request: a JSON-RPC message is a JSON object"))
+        ident = data.get("id")
+        known = ident if valid_id(ident) else None
+        if data.get("jsonrpc") != "2.0":
+            return Verdict(reply=error(known, INVALID_REQUEST, 'Invalid Request: "jsonrpc" '
+                                       'must be "2.0"'))
+        if "method" in data and "id" in data:
+            return self._request(data, ident)
+        if "method" in data or "result" in data or "error" in data:
+            return self._other(data, known)
+        return Verdict(reply=error(known, INVALID_REQUEST,
+                                   "Invalid Request: neither a request, a notification nor a "
+                                   "response"))
+
+    def _request(self, data: dict[str, Any], ident: object) -> Verdict:
+        if not valid_id(ident):
+            return Verdict(reply=error(None, INVALID_REQUEST, "Invalid Request: the id must be "
+                                       "a string or an integer (null is not allowed)"))
+        key = self.key(ident)
+        if key in self.in_flight:
+            return Verdict(reply=error(ident, INVALID_REQUEST, f"Invalid Request: id {ident!r}"
+                                       " is already used by a request in flight; use a new id"))
+        params = data.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if data.get("method") == "tools/call" and isinstance(params, dict):
+            arguments = params.get("arguments")
+            if arguments is not None and not isinstance(arguments, dict):
+                return Verdict(reply=tool_refusal(ident, (
+                    f"arguments for {name} must be a JSON object of named arguments, not "
+                    f"{type(arguments).__name__}; nothing was run: call again with "
+                    'arguments like {"pane_id": "%1"} (see the tool\'s inputSchema)')))
+        verdict = self._other(data, ident)
+        if verdict.message is not None:
+            self.in_flight[key] = isinstance(name, str) and self.is_quick(name)
+        return verdict
+
+    def _other(self, data: dict[str, Any], known: object) -> Verdict:
+        try:
+            message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            return Verdict(reply=error(known, INVALID_REQUEST,
+                                       f"Invalid Request: {where}: {first['msg']}"))
+        release = None
+        if data.get("method") == "notifications/cancelled":
+            params = data.get("params") or {}
+            cancelled = params.get("requestId") if isinstance(params, dict) else None
+            if valid_id(cancelled):
+                release = self.key(cancelled)  # a cancelled request gets no answer
+        return Verdict(message=message, release=release)

@@ -1,0 +1,86 @@
+"""One tmux process, started, read and ended within a deadline (docs/reliability.md).
+
+A stopped or hung tmux server never answers its clients: without a deadline every call
+would wait for it forever. ``invoke`` kills and reaps the client at the deadline, so
+nothing is left behind, and raises ``TimeoutError``; failures to start the process
+become the tool error saying what the system refused.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+
+from muxport._internal.faults import os_fault
+
+DEADLINE = 4.0  # seconds one tmux invocation may take before it is killed
+SPARE_PIPES = 4  # a process start needs three pipes and a pidfd: eight descriptors
+
+
+def spare_descriptors(binary: str) -> None:
+    """Refuse to start a process without the descriptors it needs (EMFILE).
+
+    Python 3.11's asyncio waits forever for a child whose pidfd could not be opened
+    (EMFILE after the fork), so the shortage is found first. No await runs between this
+    check and the start, so no other task can take the descriptors meanwhile."""
+    opened: list[int] = []
+    try:
+        for _ in range(SPARE_PIPES):
+            opened.extend(os.pipe())
+    except OSError as exc:
+        raise os_fault(exc, f"starting {binary}", binary=binary) from None
+    finally:
+        for fd in opened:
+            os.close(fd)
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+async def _drain(stream: ByteReceiveStream | None, into: bytearray) -> None:
+    if stream is None:
+        return
+    async for chunk in stream:
+        into.extend(chunk)
+
+
+async def reap(process: Process) -> None:
+    """Kill ``process`` if it still runs, and wait for it (shielded: never left a zombie)."""
+    with anyio.CancelScope(shield=True):
+        if process.returncode is None:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+        await process.aclose()
+
+
+async def invoke(argv: Sequence[str], deadline: float = DEADLINE) -> Finished:
+    """Run ``argv`` to completion; ``TimeoutError`` once ``deadline`` seconds passed."""
+    spare_descriptors(argv[0])
+    try:
+        process = await anyio.open_process(
+            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    except OSError as exc:
+        raise os_fault(exc, f"starting {argv[0]}", binary=argv[0]) from None
+    out, err = bytearray(), bytearray()
+    try:
+        with anyio.fail_after(deadline):
+            async with anyio.create_task_group() as group:
+                group.start_soon(_drain, process.stdout, out)
+                group.start_soon(_drain, process.stderr, err)
+            await process.wait()
+    finally:
+        await reap(process)
+    assert process.returncode is not None
+    return Finished(process.returncode, bytes(out), bytes(err))

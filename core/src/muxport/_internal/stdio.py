@@ -1,0 +1,165 @@
+"""The stdio transport, owned so that memory stays bounded (docs/reliability.md).
+
+The SDK's stdio transport reads every request as it arrives and holds every answer until
+the client reads it: a client that stops reading grows the server without bound. Here the
+reader stops reading new requests while too many calls are in flight or too many answer
+bytes wait to be written, and a request line over the limit is dropped as it streams in,
+never held whole. JSON-RPC frames the SDK would drop silently are answered as JSON-RPC 2.0
+says (``frames.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+
+from muxport._internal.frames import Frames, Verdict
+from muxport._internal.settings import Limits
+
+CHUNK = 1 << 16
+Serve = Callable[[Any, Any], Coroutine[Any, Any, None]]
+Send = Callable[[SessionMessage], Awaitable[None]]
+
+
+@dataclass
+class Pressure:
+    """What is in flight: request ids read but not yet answered, and unwritten bytes."""
+
+    limits: Limits
+    calls: dict[object, bool] = field(default_factory=dict)  # id -> is a quick call
+    pending_bytes: int = 0
+    changed: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def quick(self) -> int:
+        return sum(self.calls.values())
+
+    def full(self) -> bool:
+        return (
+            len(self.calls) >= self.limits.max_calls
+            or self.quick >= self.limits.max_quick_calls
+            or self.pending_bytes >= self.limits.max_pending_bytes
+        )
+
+    def notify(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    async def room(self) -> None:
+        """Wait until another request may be read."""
+        while self.full():
+            await self.changed.wait()
+
+    def done(self, ident: object) -> None:
+        if self.calls.pop(ident, None) is not None:
+            self.notify()
+
+
+@contextlib.contextmanager
+def claimed_stdio() -> Iterator[tuple[int, int]]:
+    """Private copies of fds 0 and 1; the standard fds then point at /dev/null and stderr,
+    so that nothing a child or a library prints can corrupt the wire."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        yield wire_in, wire_out
+    finally:
+        os.close(null)
+        with contextlib.suppress(OSError):
+            os.dup2(wire_in, 0)
+            os.dup2(wire_out, 1)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class StdioLoop:
+    """Reads framed requests from ``wire_in`` into the SDK and its answers to ``wire_out``."""
+
+    def __init__(self, limits: Limits, is_quick: Callable[[str], bool]) -> None:
+        self.pressure = Pressure(limits)
+        self.frames = Frames(limits.max_request_bytes, is_quick, self.pressure.calls)
+        self.outbox: list[bytes] = []
+        self.answered: list[object] = []  # ids whose answers are in the outbox
+        self.queued = anyio.Event()
+
+    async def serve(self, serve: Serve) -> None:
+        to_server, server_in = create_context_streams[SessionMessage | Exception](0)
+        server_out, from_server = create_context_streams[SessionMessage](0)
+        with claimed_stdio() as (wire_in, wire_out):
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._intake, from_server)
+                group.start_soon(self._flush, wire_out)
+                group.start_soon(self._read, wire_in, to_server)
+                # Returns at EOF: the SDK cancels its calls once its input is closed.
+                await serve(server_in, server_out)
+                group.cancel_scope.cancel()
+
+    def _queue(self, data: bytes) -> None:
+        self.outbox.append(data)
+        self.pressure.pending_bytes += len(data)
+        self.queued.set()
+
+    async def _read(self, wire_in: int, to_server: Any) -> None:
+        async with to_server:  # closed at EOF: the SDK then ends
+            while True:
+                await self.pressure.room()
+                chunk = await anyio.to_thread.run_sync(
+                    os.read, wire_in, CHUNK, abandon_on_cancel=True
+                )
+                if not chunk:
+                    return
+                for verdict in self.frames.feed(chunk):
+                    await self._act(verdict, to_server.send)
+
+    async def _act(self, verdict: Verdict, send: Send) -> None:
+        if verdict.reply is not None:
+            self._queue(verdict.reply)
+        if verdict.release is not None:
+            self.pressure.done(verdict.release)
+        if verdict.message is not None:
+            await send(SessionMessage(verdict.message))
+
+    async def _intake(self, from_server: object) -> None:
+        """Serialize the SDK's messages at once (the objects behind them are freed)."""
+        async for item in from_server:  # type: ignore[attr-defined]
+            message = item.message
+            data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                self._queue_answer(data, message.id)
+            else:
+                self._queue(data)
+
+    def _queue_answer(self, data: bytes, ident: object) -> None:
+        self.answered.append(Frames.key(ident))
+        self._queue(data)
+
+    async def _flush(self, wire_out: int) -> None:
+        while True:
+            if not self.outbox:
+                await self.queued.wait()
+                self.queued = anyio.Event()
+                continue
+            batch, self.outbox = self.outbox, []
+            done, self.answered = self.answered, []
+            data = b"".join(batch)
+            batch.clear()
+            await anyio.to_thread.run_sync(_write_all, wire_out, data, abandon_on_cancel=True)
+            self.pressure.pending_bytes -= len(data)
+            del data
+            for key in done:
+                self.pressure.calls.pop(key, None)
+            self.pressure.notify()

@@ -1,0 +1,102 @@
+"""JSON-RPC 2.0 as written: every frame gets an answer (parse errors -32700 with id null,
+invalid requests -32600), non-object arguments are a tool error naming the recovery, a
+duplicate in-flight id is refused, and an over-long line is refused without being held."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from reliability_kit import STATS, RawLauncher
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def next_line(raw: RawLauncher, timeout: float = 10) -> dict[str, Any]:
+    """The next message the launcher writes (notifications included)."""
+    import json
+    import os
+    import select
+    import time
+
+    assert raw.process.stdout is not None
+    fd, deadline = raw.process.stdout.fileno(), time.monotonic() + timeout
+    while b"\n" not in raw._buffer:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError("no message")
+        raw._buffer += os.read(fd, 1 << 20)
+    line, raw._buffer = raw._buffer.split(b"\n", 1)
+    return dict(json.loads(line))
+
+
+@pytest.fixture
+def raw(tmux_server, shell_pane, sandbox):
+    shell_pane("bash")
+    launcher = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                            "LIBTMUX_TOOLSETS": "inspect,manage"})
+    try:
+        launcher.initialize()
+        yield launcher
+    finally:
+        launcher.kill()
+
+
+BAD_FRAMES = [
+    (b"this is not json\n", -32700),
+    (b'{"jsonrpc": "2.0", "id": \n', -32700),
+    (b"42\n", -32600),
+    (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]\n', -32600),
+    (b"[]\n", -32600),
+    (b'{"jsonrpc": "2.0", "id": null, "method": "tools/list"}\n', -32600),
+    (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}\n', -32600),
+    (b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n', -32600),
+    (b'{"jsonrpc": "2.0", "id": 8}\n', -32600),
+]
+
+
+def test_bad_frames_are_answered(raw):
+    for frame, code in BAD_FRAMES:
+        raw.send(frame)
+        answer = next_line(raw)
+        STATS.protocol_cases += 1
+        assert answer["error"]["code"] == code, (frame, answer)
+        expected = {b"1.0": 7, b'8}': 8}
+        assert answer["id"] == next((v for k, v in expected.items() if k in frame), None)
+        ok = raw.read(raw.call("list_sessions", {}))
+        assert ok["result"]["structuredContent"]["count"] == 1
+
+
+def test_non_object_arguments_are_a_tool_error(raw):
+    for arguments in (["%1"], "x", 3):
+        params = {"name": "list_panes", "arguments": arguments}
+        answer = raw.read(raw.request("tools/call", params))
+        STATS.protocol_cases += 1
+        result = answer["result"]
+        assert result["isError"] is True and result["_meta"]["error_code"] == "invalid_argument"
+        assert "must be a JSON object" in result["content"][0]["text"]
+
+
+def test_duplicate_in_flight_id_is_refused(raw):
+    wait = {"name": "wait_for_channel", "arguments": {"channel": "proto-dup", "timeout": 3}}
+    raw.send({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": wait})
+    raw.send({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+              "params": {"name": "list_sessions", "arguments": {}}})
+    first = next_line(raw)
+    STATS.protocol_cases += 1
+    assert first["id"] == 99 and first["error"]["code"] == -32600, first
+    assert "already used by a request in flight" in first["error"]["message"]
+    raw.send({"jsonrpc": "2.0", "id": "99", "method": "tools/call",  # "99" is another id
+              "params": {"name": "list_sessions", "arguments": {}}})
+    assert not raw.read("99")["result"].get("isError")  # type: ignore[arg-type]
+    assert raw.read(99, timeout=10)["result"]["structuredContent"]["outcome"] == "timed_out"
+    again = raw.read(raw.call("list_sessions", {}))  # 99 is free again once answered
+    assert not again["result"].get("isError")
+
+
+def test_over_long_line_is_refused_with_its_id(raw):
+    huge = raw.call("list_sessions", {"x": "a" * (6 << 20)})  # over the 4 MiB default
+    answer = raw.read(huge, timeout=30)
+    STATS.protocol_cases += 1
+    assert answer["error"]["code"] == -32600 and "over the limit" in answer["error"]["message"]
+    assert raw.read(raw.call("list_sessions", {}))["result"]["structuredContent"]["count"] == 1
