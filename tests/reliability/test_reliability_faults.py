@@ -19,10 +19,8 @@ from muxport.testing import TmuxServer
 from reliability_kit import (
     STATS,
     RawLauncher,
-    children_named,
     error_code,
     processes_using,
-    tmux_children,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -78,8 +76,8 @@ async def test_server_killed_under_each_wait_is_server_gone(
         await require(client, "wait_for_text", "wait_for_channel", "run_shell_command")
         for name in ("wait_for_text", "wait_for_channel", "run_shell_command"):
             pane = tmux_server.shell_pane("bash")
-            (launcher,) = children_named("muxport")
-            before = len(tmux_children(launcher))
+            # Its tmux client, forked or over the socket, is one more connection.
+            before = tmux_server.connections()
             tool, args = wait_calls(pane.pane_id)[name]
             answers: list[Any] = []
             killed_at = 0.0
@@ -92,9 +90,7 @@ async def test_server_killed_under_each_wait_is_server_gone(
                     answers.append(time.monotonic())
 
                 group.start_soon(call)
-                await until(
-                    lambda before=before, launcher=launcher: len(tmux_children(launcher)) > before
-                )
+                await until(lambda before=before: tmux_server.connections() > before)
                 if name == "run_shell_command":  # wait until the command itself runs
                     await until((sandbox / f"started-{pane.pane_id}").exists)
                 tmux_server.cmd("kill-server")
@@ -194,7 +190,7 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         raw.call(*calls["wait_for_text"])
         raw.call(*calls["wait_for_channel"])
         raw.call("run_shell_command", {"pane_id": other.pane_id, "command": SLEEPER, "timeout": 30})
-        await until(lambda: len(tmux_children(raw.process.pid)) >= 3)
+        await until(lambda: tmux_server.connections() >= 3)  # forked or over the socket
         await until((sandbox / f"started-{other.pane_id}").exists)
         started = time.monotonic()
         status = raw.close()
@@ -204,6 +200,7 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         assert tmux_server.clients() == []
         assert tmux_server.buffers() == []
         assert processes_using(tmux_server.socket_path, except_pid=server_pid) == []
+        await until(lambda: tmux_server.connections() == 0)
         assert sorted(p.name for p in private.iterdir()) == []
     finally:
         raw.kill()

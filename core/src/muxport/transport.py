@@ -17,6 +17,7 @@ from anyio.abc import Process
 
 from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
 from muxport.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport.wiretransport import WireTransport
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,8 @@ class Tmux:
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
+        # tmux's client protocol over the socket: no process per command (docs/transport.md)
+        self.wire = WireTransport(self.socket_path)
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -112,11 +115,12 @@ class Tmux:
     async def run(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
         """Run ``commands`` in ONE tmux invocation; on ``check``, a failure raises a tool error."""
         argv = refuse_nul(self.argv(*commands))
-        done = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+        done = await self.wire.run(argv[3:])
+        if done is None:  # the forked client: the fallback
+            forked = await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+            done = forked.returncode, forked.stdout, forked.stderr
         result = TmuxResult(
-            done.returncode,
-            done.stdout.decode("utf-8", "replace"),
-            done.stderr.decode("utf-8", "replace"),
+            done[0], done[1].decode("utf-8", "replace"), done[2].decode("utf-8", "replace")
         )
         if check and result.returncode != 0:
             raise await self._failed(result)
@@ -191,6 +195,10 @@ class Tmux:
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
+        client = await self.wire.start(refuse_nul(list(args)))  # control mode always forks
+        if client is not None:
+            self._clients.add(client)
+            return client
         async with self._starting:
             process = await anyio.open_process(
                 refuse_nul([self.binary, "-S", self.socket_path, *args]),
@@ -216,3 +224,4 @@ class Tmux:
         """Reap every client still running (EOF shutdown)."""
         for process in list(self._clients):
             await self.stop_client(process)
+        self.wire.close()

@@ -96,6 +96,30 @@ class TmuxServer:
             raise RuntimeError(f"tmux list-clients failed: {done.stderr.strip()}")
         return done.stdout.splitlines()
 
+    def connections(self) -> int:
+        """How many clients are connected to the server: forked ``tmux`` processes and
+        muxport's socket clients alike (neither shows in ``list-clients``). Counted from
+        /proc without running tmux, which would connect one more."""
+        listening = ""
+        with open("/proc/net/unix") as table:
+            for line in table:
+                fields = line.split()
+                # Accepted sockets show the path too; the listening one has __SO_ACCEPTCON.
+                if len(fields) >= 8 and fields[-1] == self.socket_path and fields[3] == "00010000":
+                    listening = fields[6]
+        if not listening:
+            return 0
+        target = f"socket:[{listening}]"
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+                links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in fds]
+            except OSError:
+                continue
+            if target in links:  # the server: every other socket it holds is a client's
+                return sum(link.startswith("socket:") and link != target for link in links)
+        return 0
+
     def buffers(self) -> list[str]:
         return self.lines("list-buffers", "-F", "#{buffer_name}")
 
