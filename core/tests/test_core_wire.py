@@ -71,7 +71,10 @@ def fake_server(path: str, answer: bytes) -> threading.Thread:
     return thread
 
 
-async def test_another_protocol_version_switches_to_the_forked_client(tmp_path: Path) -> None:
+async def test_another_protocol_version_switches_to_the_forked_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
     path = str(tmp_path / "old.sock")
     thread = fake_server(path, wire.HEADER.pack(wire.MSG_VERSION, 16, 0, 7, 1))
     transport = WireTransport(path)
@@ -85,6 +88,7 @@ async def test_another_protocol_version_switches_to_the_forked_client(tmp_path: 
 async def test_forced_fork_and_no_server_both_go_to_the_forked_client(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
     assert await WireTransport(str(tmp_path / "none.sock")).run(["list-sessions"]) is None
     monkeypatch.setenv("MUXPORT_TRANSPORT", "fork")
     assert WireTransport(str(tmp_path / "none.sock")).enabled is False
@@ -93,6 +97,7 @@ async def test_forced_fork_and_no_server_both_go_to_the_forked_client(
 async def test_wire_and_fork_answer_alike(tmux_server, shell_pane, monkeypatch) -> None:
     pane = shell_pane("dash")
     tmux_server.cmd("set-buffer", "-b", "mx-buf", "one # two é")
+    monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
     wired = Tmux(tmux_server.binary, tmux_server.socket_path)
     monkeypatch.setenv("MUXPORT_TRANSPORT", "fork")
     forked = Tmux(tmux_server.binary, tmux_server.socket_path)
@@ -116,7 +121,8 @@ async def test_wire_and_fork_answer_alike(tmux_server, shell_pane, monkeypatch) 
     await forked.aclose()
 
 
-async def test_a_wire_wait_for_client_wakes_and_is_gone(tmux_server) -> None:
+async def test_a_wire_wait_for_client_wakes_and_is_gone(tmux_server, monkeypatch) -> None:
+    monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
     tmux = Tmux(tmux_server.binary, tmux_server.socket_path)
     client = await tmux.start_client("display-message", "-p", "armed", ";", "wait-for", "mx-w")
     assert client.pid == -1  # no process: a connection

@@ -18,6 +18,21 @@ SHELLS = ("bash", "zsh", "dash", "sh")
 _counter = itertools.count(1)
 
 
+def fd_links(pid: str) -> list[str]:
+    """What the open descriptors of ``pid`` point to (those closed meanwhile left out)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    links = []
+    for fd in fds:
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    return links
+
+
 class TmuxServer:
     """A tmux server on a private socket in a private directory; ``kill()`` removes both."""
 
@@ -110,13 +125,11 @@ class TmuxServer:
         if not listening:
             return 0
         target = f"socket:[{listening}]"
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                fds = os.listdir(f"/proc/{pid}/fd")
-                links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in fds]
-            except OSError:
-                continue
+        cached = getattr(self, "_server_pid", None)
+        for pid in ([cached] if cached else []) + list(filter(str.isdigit, os.listdir("/proc"))):
+            links = fd_links(pid)
             if target in links:  # the server: every other socket it holds is a client's
+                self._server_pid = pid
                 return sum(link.startswith("socket:") and link != target for link in links)
         return 0
 
