@@ -10,9 +10,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from muxport import wire
-from muxport.transport import Tmux
-from muxport.wiretransport import WireTransport, command_names
+from muxport._internal import wire
+from muxport._internal.transport import Tmux
+from muxport._internal.wiretransport import WireTransport, command_names
 
 
 def test_command_packs_argc_then_nul_terminated_arguments() -> None:

@@ -1,17 +1,15 @@
-"""send_keys and send_keys_batch: key names and literal text, each send checked (DESIGN §8)."""
+"""send_keys and send_keys_batch: key names and literal text, each send checked
+(docs/architecture.md, typing into panes)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from muxport import Args, PaneId, Result, ToolContext, tool
-from muxport.errors import Refused, ToolError
-from muxport.inputs import check_input
+from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, check_input, tool
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
 # tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
 MAX_KEY_BYTES = 12_000
-INPUT = dict(reach="pane-input", effects=["observe", "change"], outputs=["tmux-metadata"])
 
 Key = Annotated[str, Field(min_length=1, max_length=4096)]
 KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 4096}
@@ -81,7 +79,7 @@ async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
     )
 
 
-@tool(title="Send keys", secrets=False, untrusted=False, **INPUT)  # type: ignore[arg-type]
+@tool(INPUT, title="Send keys")
 async def send_keys(ctx: ToolContext, args: KeysArgs) -> KeysSent:
     """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
 
@@ -114,7 +112,7 @@ class BatchResult(Result):
     results: list[RowResult]
 
 
-@tool(title="Send keys to several panes", secrets=False, untrusted=True, **INPUT)  # type: ignore[arg-type]
+@tool(INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes")
 async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
     """Send several send_keys rows in order, each freshly input-checked; stop or go on at errors."""
     if not ctx.is_selected("send_keys"):

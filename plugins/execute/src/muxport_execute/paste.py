@@ -6,8 +6,7 @@ import uuid
 from collections.abc import Iterator
 
 import anyio
-from muxport import Args, PaneId, Result, ToolContext, tool
-from muxport.inputs import check_input
+from muxport import INPUT, Args, PaneId, Result, ToolContext, check_input, tool
 from pydantic import Field, field_validator
 
 MAX_TEXT_BYTES = 1_048_576
@@ -48,8 +47,7 @@ def chunks(text: str, limit: int = CHUNK_BYTES) -> Iterator[str]:
         yield text[start:]
 
 
-@tool(title="Paste text", reach="pane-input", effects=["observe", "change"],
-      outputs=["tmux-metadata"], secrets=False, untrusted=False)
+@tool(INPUT, title="Paste text")
 async def paste_text(ctx: ToolContext, args: PasteArgs) -> Pasted:
     """Paste text into one pane through a private tmux buffer, deleted afterwards; the target only.
 

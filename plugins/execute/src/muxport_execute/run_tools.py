@@ -1,5 +1,5 @@
-"""run_shell_command and wait_for_run (DESIGN §9): one call runs a command and returns its
-output and exit status; a run that outlives its wait can be collected later."""
+"""run_shell_command and wait_for_run (docs/runs-and-waits.md): one call runs a command and
+returns its output and exit status; a run that outlives its wait can be collected later."""
 
 from __future__ import annotations
 
@@ -9,24 +9,28 @@ from typing import Literal
 import anyio
 from anyio.abc import Process
 from muxport import (
+    COMMAND,
+    READ,
     Args,
+    Cohort,
     MaxLines,
     PaneId,
+    Refused,
     Result,
     Timeout,
     ToolContext,
+    ToolError,
+    check_input,
     clamp_lines,
     effective_timeout,
     keep_newest,
     tool,
 )
-from muxport.errors import Refused, ToolError
-from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
 from muxport_execute.run_watch import foreground_group, observe, watch
-from muxport_execute.runs import STATE_KEY, Run, RunTable
+from muxport_execute.runs import Run, RunTable
 
 MAX_COMMAND = 65_536
 AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
@@ -69,19 +73,6 @@ class RunAnswer(Result):
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
     max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
-
-
-def table(ctx: ToolContext) -> RunTable:
-    def make() -> RunTable:
-        runs = RunTable()
-
-        async def remove_files() -> None:
-            runs.remove_files()
-
-        ctx.on_shutdown(remove_files)
-        return runs
-
-    return ctx.state(STATE_KEY, make)
 
 
 def answer(
@@ -154,7 +145,7 @@ async def waiter_and_check(
 
     async def start() -> None:
         try:
-            started.append(await ctx.tmux.start_client("wait-for", channel))
+            started.append(await ctx.tmux.start_waiter(channel))
         except Exception as exc:  # raised below, outside the task group
             problems.append(exc)
 
@@ -178,29 +169,17 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     """End a run's wait-for client that will never be signalled (the run was refused or
     cancelled before dispatch). It is woken rather than only killed: a killed waiter
     stays registered on the tmux server."""
-    with anyio.CancelScope(shield=True):
-        with anyio.move_on_after(2):
-            await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
-            await process.wait()
-        await ctx.tmux.stop_client(process)
+    await ctx.tmux.wake_waiter(channel, process)
 
 
-@tool(
-    title="Run a shell command",
-    reach="pane-command",
-    effects=["observe", "change"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
+@tool(COMMAND, title="Run a shell command")
+async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's POSIX shell and return its exit status and only its output.
 
     The command runs in a subshell (cd, export, exit do not outlive it), is never typed
     (a private script is sourced), and completes through tmux wait-for. A run that
     outlives the timeout answers timed_out with a run_id for wait_for_run.
     """
-    runs = table(ctx)
     timeout = effective_timeout(args.timeout)
     run = runs.reserve(args.pane_id)
     waiter = None
@@ -250,21 +229,14 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     return await settle(ctx, run, timeout, args.max_lines)
 
 
-@tool(
-    title="Wait for a run",
-    reach="none",
-    effects=["observe"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def wait_for_run(ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
+@tool(READ.replace(output_classes=["terminal-content", "tmux-metadata"]), title="Wait for a run")
+async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run that run_shell_command started and return its exit status and output.
 
     Works after the run ended too (finished runs are kept an hour, at most 64 runs);
     it never sends anything to a pane.
     """
-    run = table(ctx).get(args.run_id)
+    run = runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
 
 

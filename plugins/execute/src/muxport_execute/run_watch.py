@@ -16,9 +16,7 @@ from typing import Literal
 
 import anyio
 from anyio.abc import Process
-from muxport.errors import ToolError
-from muxport.objects import SEP
-from muxport.transport import Tmux, is_gone
+from muxport import SEP, Tmux, ToolError, classify
 
 from muxport_execute.frame import Extracted, extract
 from muxport_execute.runs import Run
@@ -43,12 +41,8 @@ class Observation:
 
 
 def _classify(stderr: str) -> State | None:
-    if is_gone(stderr):
-        return "server_gone"
-    # "no current target": the pane was the last one, so the server has no session left
-    if "can't find" in stderr or "no current target" in stderr:
-        return "pane_gone"
-    return None
+    fault = classify(stderr)
+    return "server_gone" if fault == "gone" else "pane_gone" if fault == "missing" else None
 
 
 def _state(first_line: str, pane_pid: str) -> State:

@@ -1,4 +1,4 @@
-"""The run table: every run this server started, watched until it ends (DESIGN §9).
+"""The run table: every run this server started, watched until it ends (docs/runs-and-waits.md).
 
 Bounded: at most ``CAPACITY`` runs are tracked; a finished run is kept ``KEEP_FINISHED``
 seconds so that ``wait_for_run`` can still report it; when the table is full the oldest
@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport.budgets import MAX_LINES, keep_newest
-from muxport.errors import NotFound, Refused
+from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
 
 from muxport_execute.frame import Frame
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
-STATE_KEY = "muxport_execute.runs"
 
 Outcome = Literal["running", "completed", "pane_gone", "server_gone"]
 
@@ -73,8 +71,8 @@ class Run:
         return (self.finished if self.finished is not None else time.monotonic()) - self.started
 
 
-class RunTable:
-    """Runs by id, oldest first."""
+class RunTable(Toolbox):
+    """Runs by id, oldest first; lives as long as the server."""
 
     def __init__(self) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
@@ -137,6 +135,9 @@ class RunTable:
                 data={"run_id": run_id},
             )
         return run
+
+    async def aclose(self) -> None:
+        self.remove_files()
 
     def remove_files(self) -> None:
         """Remove every run's private directory (shutdown)."""

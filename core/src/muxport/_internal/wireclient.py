@@ -20,7 +20,7 @@ from signal import Signals
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
-from muxport import wire
+from muxport._internal import wire
 
 LOST = b"server exited unexpectedly\n"  # what the tmux binary prints when the server goes
 

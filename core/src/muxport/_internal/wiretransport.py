@@ -19,9 +19,9 @@ import os
 
 import anyio
 
-from muxport import wire
-from muxport.errors import TmuxFailed
-from muxport.wireclient import Unreachable, WireClient
+from muxport._internal import wire
+from muxport._internal.errors import TmuxFailed
+from muxport._internal.wireclient import Unreachable, WireClient
 
 log = logging.getLogger(__name__)
 
