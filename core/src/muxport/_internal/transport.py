@@ -17,7 +17,7 @@ import anyio
 from anyio.abc import Process
 
 from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport._internal.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport._internal.sharing import BATCH_WINDOW, SHARED_LIMIT, Batch, SharedReads
 from muxport._internal.wiretransport import WireTransport
 
 log = logging.getLogger(__name__)
@@ -109,12 +109,14 @@ class Tmux:
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
         self._reads = SharedReads(lambda commands: self.run(*commands, check=False))
-        self._batch = Batch(lambda commands: self.run(*commands, check=False))
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
         # tmux's client protocol over the socket: no process per command (docs/transport.md)
         self.wire = WireTransport(self.socket_path)
+        # Over the socket an invocation is cheap: batch only what is sent in the same tick.
+        window = 0.0 if self.wire.enabled else BATCH_WINDOW
+        self._batch = Batch(lambda commands: self.run(*commands, check=False), window)
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
