@@ -88,13 +88,14 @@ async def series(side: str, tool: str) -> dict[str, Any]:
         base_connections = box.connections()
         laps = [await sample(session, box, tool, n, pane.pane_id) for n in range(SAMPLES)]
         await anyio.sleep(SETTLE)
+        connections_left = box.connections() - base_connections  # before any other client
         alive = (await session.call("list_sessions", {})).is_error is False
         return {
             "laps": [x for x in laps if x is not None],
             "no_process": laps.count(None),
             "children_left": len(tmux_children(session.pid) - base),
             "clients_left": len(box.clients()),
-            "connections_left": box.connections() - base_connections,
+            "connections_left": connections_left,
             "threads_delta": status_field(session.pid, "Threads") - threads,
             "alive": alive,
         }
