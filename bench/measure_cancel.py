@@ -1,11 +1,13 @@
 """Cancellation: from ``notifications/cancelled`` to the wait's end, and what is left afterwards.
 
 A 30 s wait (``wait_for_channel`` when muxport has it, else ``wait_for_text``; the
-same tool on the peer) is started; once its tmux client process exists the harness
-cancels the call (the SDK then sends ``notifications/cancelled``) and polls /proc
-every millisecond until that process is gone: that is the wait's end as seen from
-outside. Median of 10. Afterwards: tmux child processes of the server still alive,
-``list-clients`` of the tmux server, and the server's thread count against its
+same tool on the peer) is started; once its tmux client exists the harness cancels the
+call (the SDK then sends ``notifications/cancelled``) and polls every millisecond until
+that client is gone: that is the wait's end as seen from outside. A client is counted
+on the tmux server's side (its connected sockets, /proc): a forked ``tmux wait-for``
+and muxport's socket client count alike. Median of 10. Afterwards: tmux child
+processes of the server still alive, connections and ``list-clients`` of the tmux
+server, and the server's thread count against its
 count before the first wait (tasks are invisible from outside a process; threads
 are what a worker-thread server leaks).
 """
@@ -16,6 +18,7 @@ import time
 from typing import Any
 
 import anyio
+from muxport.testing.server import TmuxServer
 
 from bench.harness import (
     SIDES,
@@ -49,29 +52,31 @@ def wait_call(tool: str, n: int, pane: str) -> dict[str, Any]:
     return {"pane_id": pane, "patterns": [f"never-printed-{n}"], "timeout": 30}
 
 
-async def sample(session: Session, tool: str, n: int, pane: str) -> float | None:
-    """Seconds from the cancel to the wait's tmux process ending (None: the wait had no process)."""
-    before = tmux_children(session.pid)
+async def sample(
+    session: Session, box: TmuxServer, tool: str, n: int, pane: str
+) -> float | None:
+    """Seconds from the cancel to the wait's tmux client leaving (None: it has none)."""
+    before = box.connections()
     with anyio.CancelScope() as scope:
         async with anyio.create_task_group() as group:
             group.start_soon(session.call, tool, wait_call(tool, n, pane))
-            waiters: set[int] = set()
-            if tool != "wait_for_channel":  # no process of its own: nothing to time from outside
+            waiting = False
+            if tool != "wait_for_channel":  # no client of its own: nothing to time from outside
                 await anyio.sleep(0.5)
                 scope.cancel()
             with anyio.move_on_after(APPEAR):
-                while not waiters:
+                while not waiting:
                     await anyio.sleep(0.005)
-                    waiters = tmux_children(session.pid) - before
+                    waiting = box.connections() > before
             await anyio.sleep(0.2)  # the wait is established; short-lived captures are gone by now
-            waiters &= tmux_children(session.pid)
+            waiting = box.connections() > before
             cancelled = time.perf_counter()
             scope.cancel()
-    if not waiters:
+    if not waiting:
         return None
     with anyio.fail_after(10):
-        while waiters & tmux_children(session.pid):  # noqa: ASYNC110
-            await anyio.sleep(0.001)  # another process's exit, seen through /proc
+        while box.connections() > before:  # noqa: ASYNC110
+            await anyio.sleep(0.001)  # the tmux server closed that client's socket (/proc)
     return time.perf_counter() - cancelled
 
 
@@ -80,14 +85,17 @@ async def series(side: str, tool: str) -> dict[str, Any]:
         await session.call("list_sessions", {})
         threads = status_field(session.pid, "Threads")
         base = tmux_children(session.pid)
-        laps = [await sample(session, tool, n, pane.pane_id) for n in range(SAMPLES)]
+        base_connections = box.connections()
+        laps = [await sample(session, box, tool, n, pane.pane_id) for n in range(SAMPLES)]
         await anyio.sleep(SETTLE)
+        connections_left = box.connections() - base_connections  # before any other client
         alive = (await session.call("list_sessions", {})).is_error is False
         return {
             "laps": [x for x in laps if x is not None],
             "no_process": laps.count(None),
             "children_left": len(tmux_children(session.pid) - base),
             "clients_left": len(box.clients()),
+            "connections_left": connections_left,
             "threads_delta": status_field(session.pid, "Threads") - threads,
             "alive": alive,
         }
@@ -96,12 +104,13 @@ async def series(side: str, tool: str) -> dict[str, Any]:
 def lat(r: dict[str, Any]) -> str:
     if r["laps"]:
         return ms(median(r["laps"]))
-    return "n/a (no per-wait process to time)"
+    return "n/a (no per-wait client to time)"
 
 
 def left(r: dict[str, Any]) -> str:
     return (
-        f"{r['children_left']} procs, {r['clients_left']} clients, {r['threads_delta']:+d} threads"
+        f"{r['children_left']} procs, {r['connections_left']} conns, {r['clients_left']} clients, "
+        f"{r['threads_delta']:+d} threads"
     )
 
 
@@ -117,6 +126,7 @@ async def measure() -> list[Row]:
         m, p = res["muxport"], res["peer"]
         clean = (
             m["children_left"] == 0
+            and m["connections_left"] <= 0
             and m["clients_left"] == 0
             and m["threads_delta"] <= 0
             and m["alive"]

@@ -63,6 +63,15 @@ def register_tools(registry):
 '''
 
 
+def connections_settle(tmux_server: Any, count: int, timeout: float = 10.0) -> int:
+    """The tmux server's client connections once they number ``count`` (bounded poll: tmux
+    closes a gone client's socket when it next reads it, and sends no event for it)."""
+    deadline = time.monotonic() + timeout
+    while tmux_server.connections() != count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return int(tmux_server.connections())
+
+
 def clean_env(extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
     return {**env, **extra}
@@ -167,12 +176,14 @@ def test_eof_during_a_call_reaps_its_tmux_client_and_private_file(
     session.send({"id": 2, "method": "tools/call", "params": {
         "name": "hold_client", "arguments": {"ready": "held", "pid_file": str(pid_file)}}})
     tmux_server.wait_for("held")  # the tool has started its client and written its file
-    client_pid = int(pid_file.read_text())
-    assert Path(f"/proc/{client_pid}").exists()
+    client_pid = int(pid_file.read_text())  # -1: a client over the socket, no process
+    assert client_pid == -1 or Path(f"/proc/{client_pid}").exists()
+    assert connections_settle(tmux_server, 1) == 1  # the wait-for client, forked or not
     assert len(list(private_tmp.iterdir())) == 1
     code, elapsed = session.close_stdin_and_time_exit()
     assert code == 0
     assert elapsed < 1.0, f"exit took {elapsed:.2f} s after EOF"
     assert not Path(f"/proc/{client_pid}").exists(), "the wait-for client outlived the server"
+    assert connections_settle(tmux_server, 0) == 0, "a tmux client outlived the server"
     assert list(private_tmp.iterdir()) == []
     assert tmux_server.clients() == []

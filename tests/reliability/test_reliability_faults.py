@@ -19,10 +19,8 @@ from muxport.testing import TmuxServer, eventually
 from reliability_kit import (
     STATS,
     RawLauncher,
-    children_named,
     error_code,
     processes_using,
-    tmux_children,
 )
 
 pytestmark = pytest.mark.timeout(120)
@@ -71,8 +69,10 @@ async def test_server_killed_under_each_wait_is_server_gone(
         await require(client, "wait_for_text", "wait_for_channel", "run_shell_command")
         for name in ("wait_for_text", "wait_for_channel", "run_shell_command"):
             pane = tmux_server.shell_pane("bash")
-            (launcher,) = children_named("muxport")
-            before = len(tmux_children(launcher))
+            # Its tmux client, forked or over the socket, is one more connection.
+            # (the pane's own ready signal may still be closing: let it go first)
+            before = await eventually(tmux_server.connections, lambda n: n == 0,
+                                      within=5, last_on_timeout=True)
             tool, args = wait_calls(pane.pane_id)[name]
             answers: list[Any] = []
             killed_at = 0.0
@@ -86,8 +86,8 @@ async def test_server_killed_under_each_wait_is_server_gone(
 
                 group.start_soon(call)
                 await eventually(
-                    lambda before=before, launcher=launcher: len(tmux_children(launcher)) > before,
-                    what="the tool's tmux process", every=0.01,
+                    lambda before=before: tmux_server.connections() > before,
+                    what=f"{name}: its tmux client", every=0.01,
                 )
                 if name == "run_shell_command":  # wait until the command itself runs
                     await eventually((sandbox / f"started-{pane.pane_id}").exists, every=0.01)
@@ -188,7 +188,7 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         raw.call(*calls["wait_for_text"])
         raw.call(*calls["wait_for_channel"])
         raw.call("run_shell_command", {"pane_id": other.pane_id, "command": SLEEPER, "timeout": 30})
-        await eventually(lambda: len(tmux_children(raw.process.pid)) >= 3, every=0.01)
+        await eventually(lambda: tmux_server.connections() >= 3, every=0.01)  # forked or socket
         await eventually((sandbox / f"started-{other.pane_id}").exists, every=0.01)
         started = time.monotonic()
         status = raw.close()
@@ -198,6 +198,7 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         assert tmux_server.clients() == []
         assert tmux_server.buffers() == []
         assert processes_using(tmux_server.socket_path, except_pid=server_pid) == []
+        await eventually(lambda: tmux_server.connections() == 0, every=0.01)
         assert sorted(p.name for p in private.iterdir()) == []
     finally:
         raw.kill()

@@ -32,6 +32,7 @@ def snapshot(pid: int, server: Any) -> dict[str, Any]:
         "clients": server.clients(),
         "buffers": server.buffers(),
         "tmux_children": len(tmux_children(pid)),
+        "connections": server.connections(),  # tmux clients over the socket count here
     }
 
 
@@ -93,9 +94,10 @@ async def test_waits_and_runs_leave_nothing_behind(
                                 "timeout": 60,
                             }
                             group.start_soon(client.call_tool, "wait_for_text", args)
-                    # cancel once the waits are really waiting (their tmux clients exist)
+                    # cancel once the waits are really waiting (their tmux clients exist,
+                    # forked or over the socket)
                     with anyio.move_on_after(10):
-                        while len(tmux_children(pid)) < BATCH // 2:
+                        while tmux_server.connections() < BATCH // 2:
                             await anyio.sleep(0.01)
                     scope.cancel()
         waits_done = time.monotonic() - started

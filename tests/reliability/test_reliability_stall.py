@@ -3,7 +3,7 @@ documented bound (docs/reliability.md), waits in flight notice it too, no tmux c
 left running or unreaped, and everything works again once the server resumes."""
 
 # The suite observes /proc, which sends no events: bounded polls are the wait.
-# ruff: noqa: ASYNC110, ASYNC240
+# ruff: noqa: ASYNC240
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
+from muxport.testing import eventually
 from reliability_kit import STATS, children_named, error_code, tmux_children
 
 pytestmark = pytest.mark.timeout(120)
@@ -61,13 +62,13 @@ async def test_stopped_server_answers_unresponsive_then_recovers(
             result = await client.call_tool(tool, args)
             answers[label] = (result, time.monotonic())
 
+        base = tmux_server.connections()
         try:
             async with anyio.create_task_group() as group:
                 for label, (tool, args) in waits.items():  # in flight before the stop
                     group.start_soon(call, label, tool, args)
-                with anyio.fail_after(10):
-                    while len(tmux_children(launcher)) < 2:  # the waits' tmux clients
-                        await anyio.sleep(0.01)
+                # the waits' tmux clients (forked or over the socket)
+                await eventually(lambda: tmux_server.connections() >= base + 2, every=0.01)
                 os.kill(server_pid, signal.SIGSTOP)
                 stopped_at = time.monotonic()
                 STATS.stalls += 1
@@ -86,6 +87,8 @@ async def test_stopped_server_answers_unresponsive_then_recovers(
             await anyio.sleep(max(0.0, stopped_at + STOPPED_FOR - time.monotonic()))
         finally:
             os.kill(server_pid, signal.SIGCONT)
+        # the socket clients closed meanwhile are gone once the server runs again
+        await eventually(lambda: tmux_server.connections() <= base, every=0.01)
         for label, (tool, args) in calls.items():
             result = await client.call_tool(tool, args)
             assert not result.is_error, (label, result.content)

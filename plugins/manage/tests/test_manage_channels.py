@@ -6,7 +6,6 @@ its waiter is registered with tmux, never from a sleep.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,22 +26,17 @@ def not_pending(tmux_server: Any, channel: str) -> bool:
     return True
 
 
-def wait_for_processes(tmux_server: Any, channel: str) -> list[str]:
-    """Command lines of running processes that wait on ``channel`` of this test's server
-    (a /proc scan; other tests' servers, run at the same time, use the same names)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-        except OSError:
-            continue
-        mine = tmux_server.socket_path.encode() in argv
-        if mine and b"wait-for" in argv and channel.encode() in argv:
-            found.append(" ".join(a.decode(errors="replace") for a in argv))
-    return found
+async def clients_settle(tmux_server: Any, count: int) -> int:
+    """The tmux server's client connections once they number ``count``, or after 10 s.
+
+    Counted on the server's side, so that a forked ``tmux wait-for`` and a waiter over
+    muxport's socket transport count alike; tmux closes a gone client's socket when it
+    next reads it, hence a bounded poll.
+    """
+    with anyio.move_on_after(10):
+        while tmux_server.connections() != count:  # noqa: ASYNC110 (a /proc condition)
+            await anyio.sleep(0.02)
+    return int(tmux_server.connections())
 
 
 async def start_wait(
@@ -90,7 +84,7 @@ async def test_signalled_by_a_pane_after_the_call_starts(mcp_client, shell_pane,
     assert "note" not in result.structured_content
     assert result.structured_content["seconds"] < 20
     assert not_pending(tmux_server, "mx-go")
-    assert wait_for_processes(tmux_server, "mx-go") == []
+    assert await clients_settle(tmux_server, 0) == 0
 
 
 async def test_timed_out_leaves_no_waiter_behind(mcp_client, tmux_server, shell_pane):
@@ -100,7 +94,7 @@ async def test_timed_out_leaves_no_waiter_behind(mcp_client, tmux_server, shell_
     data = result.structured_content
     assert data["outcome"] == "timed_out" and data["effective_timeout"] == 0.5
     assert data["seconds"] >= 0.5 and "wait_for_channel again" in data["note"]
-    assert wait_for_processes(tmux_server, "mx-quiet") == []
+    assert await clients_settle(tmux_server, 0) == 0
     # No dead waiter swallows the next signal: a later signal is kept for the next wait.
     assert not_pending(tmux_server, "mx-quiet")
 
@@ -136,14 +130,11 @@ async def test_cancelled_wait_leaves_no_client_and_no_lost_signal(
             )
             with anyio.fail_after(15):
                 await registered.wait()
-            assert len(wait_for_processes(tmux_server, "mx-cancel")) == 1
+            assert await clients_settle(tmux_server, 1) == 1
             group.cancel_scope.cancel()
         assert answers == []
-        # The server releases its waiter as soon as it handles the cancellation: poll
-        # for that (bounded), a condition rather than a fixed sleep.
-        with anyio.fail_after(10):
-            while wait_for_processes(tmux_server, "mx-cancel"):  # noqa: ASYNC110 (a /proc condition)
-                await anyio.sleep(0.02)
+        # The server releases its waiter as soon as it handles the cancellation.
+        assert await clients_settle(tmux_server, 0) == 0
         # The server is still answering, and the channel is clean.
         later = await client.call_tool("signal_channel", {"channel": "mx-after"})
         assert not later.is_error
@@ -160,7 +151,7 @@ async def test_server_gone_while_waiting(mcp_client, tmux_server, shell_pane):
     assert again.structured_content["outcome"] == "server_gone"
     assert again.structured_content["seconds"] < 10
     assert result.structured_content["outcome"] == "server_gone"
-    assert wait_for_processes(tmux_server, "mx-gone") == []
+    assert await clients_settle(tmux_server, 0) == 0
 
 
 async def test_a_timeout_beside_another_wait_does_not_wake_it(mcp_client, tmux_server, shell_pane):
@@ -179,8 +170,8 @@ async def test_a_timeout_beside_another_wait_does_not_wake_it(mcp_client, tmux_s
             assert short.structured_content["outcome"] == "timed_out"
             assert answers == []  # the long wait was not woken by the short one's exit
             # only the long wait's client
-            assert len(wait_for_processes(tmux_server, "mx-two")) == 1
+            assert await clients_settle(tmux_server, 1) == 1
             tmux_server.cmd("wait-for", "-S", "mx-two")
         assert answers[0].structured_content["outcome"] == "signalled"
-    assert wait_for_processes(tmux_server, "mx-two") == []
+    assert await clients_settle(tmux_server, 0) == 0
     assert not_pending(tmux_server, "mx-two")  # the short wait's waiter was consumed too

@@ -78,8 +78,9 @@ class Batch:
     """Commands whose output nobody reads, sent within ``BATCH_WINDOW`` of each other,
     run in ONE invocation (at most ``BATCH_MAX`` at a time)."""
 
-    def __init__(self, invoke: Invoke) -> None:
+    def __init__(self, invoke: Invoke, window: float = BATCH_WINDOW) -> None:
         self.invoke = invoke
+        self.window = window
         self.pending: list[tuple[str, ...]] = []
         self.slot: _Slot | None = None
 
@@ -92,7 +93,7 @@ class Batch:
             slot = self.slot = _Slot()
             with anyio.CancelScope(shield=True):
                 try:
-                    await anyio.sleep(BATCH_WINDOW)
+                    await anyio.sleep(self.window)
                     # Close this batch: later commands start the next one.
                     batch, self.pending, self.slot = self.pending, [], None
                     for start in range(0, len(batch), BATCH_MAX):

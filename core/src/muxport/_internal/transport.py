@@ -29,7 +29,8 @@ from muxport._internal.errors import (
 )
 from muxport._internal.faults import os_fault
 from muxport._internal.invoke import DEADLINE, Finished, invoke, spare_descriptors
-from muxport._internal.sharing import Batch, SharedReads
+from muxport._internal.sharing import BATCH_WINDOW, Batch, SharedReads
+from muxport._internal.wiretransport import WireTransport
 
 log = logging.getLogger(__name__)
 
@@ -121,14 +122,20 @@ class Tmux:
         self.socket_path = refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
         self._reads = SharedReads(lambda commands: self._invoke(commands))
-        self._batch = Batch(lambda commands: self._invoke(commands))
-        self._hook_checks = SharedReads(lambda commands: self._invoke(commands))
+        # a hook check must never start a server on a dead socket (its marker command,
+        # list-commands, would): tmux -N (docs/tmux-facts.md)
+        self._hook_checks = SharedReads(lambda commands: self._invoke(commands, start=False))
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
         self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
         self.stalled = False  # the last invocation to end outlived its deadline
         self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
+        # tmux's client protocol over the socket: no process per command (docs/transport.md)
+        self.wire = WireTransport(self.socket_path)
+        # Over the socket an invocation is cheap: batch only what is sent in the same tick.
+        window = 0.0 if self.wire.enabled else BATCH_WINDOW
+        self._batch = Batch(lambda commands: self._invoke(commands), window)
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -155,10 +162,10 @@ class Tmux:
         return result
 
     async def _invoke(
-        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE
+        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE, start: bool = True
     ) -> TmuxResult:
         # every invocation (run, read, batched sends, hook checks) reaches tmux here
-        done = await self._exec(refuse_nul(self.argv(*commands)), deadline)
+        done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start)
         return TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
@@ -180,9 +187,18 @@ class Tmux:
 
         await hookguard.check(shared, wanted)
 
-    async def _exec(self, argv: list[str], deadline: float = DEADLINE) -> Finished:
+    async def _exec(
+        self, argv: list[str], deadline: float = DEADLINE, start: bool = True
+    ) -> Finished:
+        """Run one tmux client within ``deadline``; ``start=False``: never start a server
+        (the socket client never does; a forked one gets ``-N``)."""
+        limit = min(deadline, STALLED_DEADLINE if self.stalled else deadline)
         try:
-            done = await invoke(argv, min(deadline, STALLED_DEADLINE if self.stalled else deadline))
+            done = None
+            if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
+                done = await self.wire.run(argv[3:], limit)
+            if done is None:  # the forked client: the fallback
+                done = await invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
         except TimeoutError:
             self.stalled = True
             raise self.unresponsive() from None
@@ -284,6 +300,14 @@ class Tmux:
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         await self._guard(hookguard.Wanted.of_client(args))
+        try:
+            client = await self.wire.start(refuse_nul(list(args)))  # control mode always forks
+        except TimeoutError:
+            self.stalled = True
+            raise self.unresponsive() from None
+        if client is not None:
+            self._clients.add(client)
+            return client
         async with self._starting:
             spare_descriptors(self.binary)
             try:
@@ -313,6 +337,7 @@ class Tmux:
         """Reap every client still running (EOF shutdown)."""
         for process in list(self._clients):
             await self.stop_client(process)
+        self.wire.close()
 
     async def version(self) -> str:
         """What ``tmux -V`` prints (the binary's version; no server is contacted)."""

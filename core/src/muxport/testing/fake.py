@@ -20,7 +20,7 @@ class FakeTmux(Tmux):
         self.calls: list[tuple[tuple[str, ...], ...]] = []
 
     async def _invoke(
-        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE
+        self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE, start: bool = True
     ) -> TmuxResult:
         # every invocation (run, read, batched sends) reaches tmux here
         self.calls.append(tuple(tuple(c) for c in commands))

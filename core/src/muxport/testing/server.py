@@ -18,6 +18,21 @@ SHELLS = ("bash", "zsh", "dash", "sh")
 _counter = itertools.count(1)
 
 
+def fd_links(pid: str) -> list[str]:
+    """What the open descriptors of ``pid`` point to (those closed meanwhile left out)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    links = []
+    for fd in fds:
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    return links
+
+
 class TmuxServer:
     """A tmux server on a private socket in a private directory; ``kill()`` removes both."""
 
@@ -95,6 +110,28 @@ class TmuxServer:
         if done.returncode != 0 and "no current target" not in done.stderr:
             raise RuntimeError(f"tmux list-clients failed: {done.stderr.strip()}")
         return done.stdout.splitlines()
+
+    def connections(self) -> int:
+        """How many clients are connected to the server: forked ``tmux`` processes and
+        muxport's socket clients alike (neither shows in ``list-clients``). Counted from
+        /proc without running tmux, which would connect one more."""
+        listening = ""
+        with open("/proc/net/unix") as table:
+            for line in table:
+                fields = line.split()
+                # Accepted sockets show the path too; the listening one has __SO_ACCEPTCON.
+                if len(fields) >= 8 and fields[-1] == self.socket_path and fields[3] == "00010000":
+                    listening = fields[6]
+        if not listening:
+            return 0
+        target = f"socket:[{listening}]"
+        cached = getattr(self, "_server_pid", None)
+        for pid in ([cached] if cached else []) + list(filter(str.isdigit, os.listdir("/proc"))):
+            links = fd_links(pid)
+            if target in links:  # the server: every other socket it holds is a client's
+                self._server_pid = pid
+                return sum(link.startswith("socket:") and link != target for link in links)
+        return 0
 
     def buffers(self) -> list[str]:
         return self.lines("list-buffers", "-F", "#{buffer_name}")
