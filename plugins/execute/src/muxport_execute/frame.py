@@ -36,6 +36,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 POSIX_SHELLS = frozenset(
     {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
@@ -66,6 +67,7 @@ class Frame:
     nonce: str
     channel: str
     directory: Path
+    fish: bool = False  # fish panes: the frame runs under sh, the command under fish
 
     @property
     def start_marker(self) -> str:
@@ -82,7 +84,8 @@ class Frame:
 
     def typed_line(self, suppress_history: bool) -> str:
         """The only text typed at the pane's line editor (without the Enter)."""
-        line = f"\\. {quote(str(self.directory / 'run'))}"
+        runner = "sh" if self.fish else "\\."
+        line = f"{runner} {quote(str(self.directory / 'run'))}"
         return " " + line if suppress_history else line
 
     def read_status(self) -> int | None:
@@ -97,6 +100,16 @@ class Frame:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+class Markers(Protocol):
+    """What extract needs of a frame: the local one or the typed one (typed_frame.py)."""
+
+    @property
+    def start_marker(self) -> str: ...
+
+    @property
+    def end_pattern(self) -> re.Pattern[str]: ...
+
+
 @dataclass(frozen=True)
 class Extracted:
     """The command's lines found in a capture."""
@@ -107,7 +120,7 @@ class Extracted:
     status: int | None  # the status the end marker carries
 
 
-def extract(frame: Frame, capture: list[str]) -> Extracted:
+def extract(frame: Markers, capture: list[str]) -> Extracted:
     """The lines strictly between the markers of ``frame`` in a joined (``-J``) capture.
 
     The start marker is the last line equal to it; the end marker the first later line
@@ -167,7 +180,7 @@ def _frame_text(frame: Frame, tmux_binary: str, socket_path: str, suppress_histo
         + "\\trap - EXIT INT TERM HUP\n"
         + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
         + "\\unset _mxf _mxd _mxt _mxs\n"
-        + f"\\. {quote(d + '/cmd')}\n"
+        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else f"\\. {quote(d + '/cmd')}\n")
         + ")\n"
         + ")\n"
     )
@@ -179,12 +192,14 @@ def _write_private(path: Path, text: str) -> None:
         out.write(text)
 
 
-def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: bool) -> Frame:
+def prepare(
+    command: str, tmux_binary: str, socket_path: str, suppress_history: bool, fish: bool = False
+) -> Frame:
     """Write the private directory (0700) with the command and the frame (0600 each)."""
     nonce = secrets.token_hex(16)
     directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=_base_dir()))
     os.chmod(directory, 0o700)
-    frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory)
+    frame = Frame(nonce, f"muxport-run-{nonce}", directory, fish)
     try:
         body = command if command.endswith("\n") else command + "\n"
         _write_private(directory / "cmd", body)
@@ -195,3 +210,14 @@ def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: 
         frame.remove()
         raise
     return frame
+
+
+def for_fish(frame: Frame, tmux_binary: str, socket_path: str) -> Frame:
+    """The same run (nonce, channel, files) with the fish frame: sh runs it, fish the command.
+
+    fish has no subshell: a child fish gives the same isolation (cd, set -x, exit).
+    """
+    fish = Frame(frame.nonce, frame.channel, frame.directory, fish=True)
+    (frame.directory / "run").unlink()
+    _write_private(frame.directory / "run", _frame_text(fish, tmux_binary, socket_path, False))
+    return fish

@@ -20,16 +20,22 @@ from muxport import (
     keep_newest,
     tool,
 )
-from muxport.errors import Refused, ToolError
+from muxport.errors import ToolError
 from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
+from muxport_execute import typed_run
+from muxport_execute.input_wait import Reader, View, until_reading
+from muxport_execute.reach import Requested, choose
 from muxport_execute.run_watch import foreground_group, observe, watch
-from muxport_execute.runs import STATE_KEY, Run, RunTable
+from muxport_execute.runs import STATE_KEY, FrameName, Run, RunTable
 
 MAX_COMMAND = 65_536
-AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
+AnswerOutcome = Literal[
+    "completed", "timed_out", "waiting_for_input", "not_started", "pane_gone", "server_gone"
+]
+PROMPT_LINES = 3
 
 
 class RunArgs(Args):
@@ -43,6 +49,11 @@ class RunArgs(Args):
     max_lines: MaxLines = None
     suppress_history: bool = Field(
         default=True, description="keep the typed line out of the shell's history (best effort)"
+    )
+    frame: Requested = Field(
+        default="auto",
+        description="auto: the local frame where the shell can read muxport's files, else the "
+        "typed frame (ssh, su, sudo, containers, another user); local or typed forces one",
     )
 
 
@@ -69,6 +80,13 @@ class RunAnswer(Result):
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
     max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
+    frame: FrameName = Field(description="local (private files) or typed (through the terminal)")
+    echo_off: bool | None = Field(
+        default=None, description="waiting_for_input: the terminal hides what is typed (a secret)"
+    )
+    prompt: list[str] | None = Field(
+        default=None, description="waiting_for_input: the last lines shown, the question asked"
+    )
 
 
 def table(ctx: ToolContext) -> RunTable:
@@ -94,6 +112,7 @@ def answer(
     timeout: float,
     stored_dropped: int = 0,
     note: str | None = None,
+    reading: Reader | None = None,
 ) -> RunAnswer:
     budget = clamp_lines(max_lines)
     kept = keep_newest(lines, budget)
@@ -110,15 +129,29 @@ def answer(
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,
+        frame=run.frame_name,
+        echo_off=reading.echo_off if reading is not None else None,
+        prompt=[line for line in lines if line.strip()][-PROMPT_LINES:] if reading else None,
         note=note,
     )
 
 
 async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
     """Wait up to ``wait`` seconds for the run; its final answer, or the output so far."""
+    reading: Reader | None = None
+
+    async def inputs(view: View, scope: anyio.CancelScope) -> None:
+        nonlocal reading
+        reading = await until_reading(view)
+        scope.cancel()
+
     async with ctx.heartbeat(lambda s: f"run {run.run_id} in {run.pane_id}: {s:.0f}s"):
         with anyio.move_on_after(wait):
-            await run.done.wait()
+            async with anyio.create_task_group() as group:
+                if run.view is not None:
+                    group.start_soon(inputs, run.view, group.cancel_scope)
+                await run.done.wait()
+                group.cancel_scope.cancel()
     if run.done.is_set() and run.outcome != "running":
         return answer(
             run,
@@ -131,15 +164,38 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
             run.stored_dropped,
             run.note,
         )
-    assert run.frame is not None
+    markers = run.frame or run.typed
+    assert markers is not None
     seen = await observe(ctx.tmux, run.pane_id, "")
-    found = frames.extract(run.frame, seen.lines)
+    found = frames.extract(markers, seen.lines)
+    if reading is not None:
+        return answer(run, "waiting_for_input", found.lines, found.started, not found.started,
+                      max_lines, wait, note=waiting_note(run, reading), reading=reading)
     note = (
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
         f"for its exit status and output (send_keys C-c to {run.pane_id} stops it)"
     )
+    if run.view is None:
+        note += (
+            "; muxport cannot see whether a command on the far side of a carrier (ssh, "
+            "sudo, a container) waits for input: capture_pane shows what the pane asks"
+        )
     return answer(
         run, "timed_out", found.lines, found.started, not found.started, max_lines, wait, note=note
+    )
+
+
+def waiting_note(run: Run, reading: Reader) -> str:
+    collect = f"then call wait_for_run with run_id {run.run_id} for its exit status"
+    if reading.echo_off:
+        return (
+            f"run {run.run_id} waits for input with echo off in {run.pane_id}: a password or "
+            "another secret. Ask the user to type it into that pane themselves; never ask for "
+            f"a password or send one yourself; {collect} (send_keys C-c gives up)"
+        )
+    return (
+        f"run {run.run_id} waits for input in {run.pane_id} (see prompt): answer with "
+        f"paste_text or send_keys to {run.pane_id}, {collect}; send_keys C-c stops it"
     )
 
 
@@ -194,11 +250,15 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     untrusted=True,
 )
 async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
-    """Run a command in a pane's POSIX shell and return its exit status and only its output.
+    """Run a command in a pane's shell and return its exit status and only its output.
 
-    The command runs in a subshell (cd, export, exit do not outlive it), is never typed
-    (a private script is sourced), and completes through tmux wait-for. A run that
-    outlives the timeout answers timed_out with a run_id for wait_for_run.
+    Works in bash, zsh, dash, ksh and fish panes, and through ssh, su, sudo and
+    containers. The command runs in a subshell (cd, export, exit do not outlive it).
+    Locally it is never typed (a private script is sourced, completion through tmux
+    wait-for); elsewhere a compact typed frame is used (the answer's frame says which).
+    A run that outlives the timeout answers timed_out, one blocked on a prompt answers
+    waiting_for_input (echo_off: a secret; ask the user to type it); both give a run_id
+    for wait_for_run.
     """
     runs = table(ctx)
     timeout = effective_timeout(args.timeout)
@@ -211,18 +271,23 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
         waiter, cohort = await waiter_and_check(ctx, run.frame.channel, args.pane_id)
         # Read while the shell has the terminal: the run has ended when it has it again.
         program, group = cohort.command, foreground_group(cohort.pane_pid)
-        if not frames.is_posix_shell(program):
-            raise Refused(
-                f"pane {args.pane_id} is running {program or 'no program'}, not a POSIX shell "
-                "(sh, bash, zsh, dash, ksh...), so run_shell_command cannot frame a command "
-                "there; use send_keys to type into it",
-                data={"reason": "not_a_shell", "pane_id": args.pane_id, "command": program},
+        reach = choose(args.frame, program, cohort.pane_pid, args.pane_id)
+        if reach.frame == "typed":
+            await release_waiter(ctx, waiter, run.frame.channel)
+            waiter = None
+            run.frame.remove()
+            run.frame = None
+            await typed_run.dispatch(
+                ctx, run, args.command, args.suppress_history, reach, cohort.pane_pid, group
             )
+            return await settle(ctx, run, timeout, args.max_lines)
+        if reach.kind == "fish":
+            run.frame = frames.for_fish(run.frame, ctx.tmux.binary, ctx.tmux.socket_path)
         await check_input(ctx, args.pane_id, exactly_one=True)  # again, right before dispatch
         line = run.frame.typed_line(args.suppress_history) + "\r"
         try:
             sent = await ctx.tmux.run(
-                ("display-message", "-p", "-t", args.pane_id, "#{pane_pid}"),
+                ("display-message", "-p", "-t", args.pane_id, "#{pane_pid} #{pane_tty}"),
                 ("send-keys", "-t", args.pane_id, "-l", "--", line),
             )
         except ToolError as error:
@@ -241,7 +306,9 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
         if not run.dispatched:
             runs.release(run)
         raise
-    pane_pid = sent.stdout.strip()
+    pane_pid, _, tty = sent.stdout.strip().partition(" ")
+    if pane_pid.isdigit():
+        run.view = View(int(pane_pid), group, tty)
 
     async def follow() -> None:
         await watch(ctx.tmux, run, waiter, pane_pid, program, group)

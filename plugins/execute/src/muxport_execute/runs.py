@@ -19,12 +19,15 @@ from muxport.budgets import MAX_LINES, keep_newest
 from muxport.errors import NotFound, Refused
 
 from muxport_execute.frame import Frame
+from muxport_execute.input_wait import View
+from muxport_execute.typed_frame import TypedFrame
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
 STATE_KEY = "muxport_execute.runs"
 
-Outcome = Literal["running", "completed", "pane_gone", "server_gone"]
+Outcome = Literal["running", "completed", "not_started", "pane_gone", "server_gone"]
+FrameName = Literal["local", "typed"]
 
 
 def new_run_id() -> str:
@@ -39,6 +42,8 @@ class Run:
     pane_id: str
     started: float = field(default_factory=time.monotonic)
     frame: Frame | None = None
+    typed: TypedFrame | None = None  # the typed frame (ssh, su...): no files, no channel
+    view: View | None = None  # the run's processes are local: /proc shows input waits
     dispatched: bool = False
     done: anyio.Event = field(default_factory=anyio.Event)
     outcome: Outcome = "running"
@@ -68,6 +73,10 @@ class Run:
         self.framed, self.lines_missed = framed, missed
         self.finished = time.monotonic()
         self.done.set()
+
+    @property
+    def frame_name(self) -> FrameName:
+        return "typed" if self.typed is not None else "local"
 
     def elapsed(self) -> float:
         return (self.finished if self.finished is not None else time.monotonic()) - self.started
