@@ -52,10 +52,16 @@ def _stat(pid: int) -> list[bytes]:
         return f.read().rpartition(b")")[2].split()  # state ppid pgrp session tty_nr tpgid
 
 
+DEV_TTY = os.makedev(5, 0)  # /dev/tty: the process's controlling terminal (sudo reads it)
+
+
 def _is_tty(pid: int, fd: int, rdev: int) -> bool:
     try:
-        return os.stat(f"/proc/{pid}/fd/{fd}").st_rdev == rdev
-    except OSError:
+        opened = os.stat(f"/proc/{pid}/fd/{fd}").st_rdev
+        if opened == DEV_TTY:
+            return int(_stat(pid)[4]) == rdev  # tty_nr: the controlling terminal
+        return opened == rdev
+    except (OSError, ValueError, IndexError):
         return False
 
 
