@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from muxport.testing.clients import launcher
 
 POSIX_QUOTING = (
     "x=$(printf '%s' \"it's\")\n"
@@ -134,3 +137,24 @@ async def test_typed_frame_refusals(stdio_client, reach_pane):
         assert "4000" in long.content[0].text
         after = await run(client, pane, "echo still")
         assert after["output"] == ["still"]
+
+
+async def test_capabilities_and_doctor_name_the_frames(stdio_client, tmux_server):
+    async with stdio_client(toolsets=["execute"]) as client:
+        resource = await client.read_resource("tmux://capabilities")
+        facts = json.loads(resource.contents[0].text)["toolset_facts"]["execute"]
+    frames = facts["frames"]
+    assert frames["typed"]["available"] is True and "ssh" in frames["typed"]["carriers"]
+    assert frames["typed"]["max_typed_chars"] == 4000
+    assert "bash" in frames["local"]["shells_installed"]
+    assert facts["waiting_for_input"]["available"] is True  # Linux /proc, as here and in CI
+
+
+def test_doctor_names_the_frames(tmux_server):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
+    env["LIBTMUX_SOCKET_PATH"] = tmux_server.socket_path
+    done = subprocess.run([launcher(), "doctor"], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "execute frames: " in done.stdout and '"carriers": ["doas"' in done.stdout
+    assert "execute waiting_for_input: " in done.stdout

@@ -10,14 +10,15 @@ carrier is refused, since nothing on the far side could read the files.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from muxport.errors import Refused
 
 from muxport_execute.frame import is_posix_shell
 from muxport_execute.run_watch import foreground_group
-from muxport_execute.typed_frame import Kind, is_carrier
+from muxport_execute.typed_frame import CARRIERS, MAX_TYPED, Kind, is_carrier
 
 FrameName = Literal["local", "typed"]
 Requested = Literal["auto", "local", "typed"]
@@ -72,3 +73,41 @@ def choose(requested: Requested, command: str, pane_pid: str, pane_id: str) -> R
     if requested == "typed" or (requested == "auto" and other_user):
         return Reach("typed", kind, True)
     return Reach("local", kind, True)
+
+
+def _proc_shows_syscalls() -> bool:
+    try:
+        with open("/proc/self/syscall") as f:
+            return bool(f.read().strip())
+    except OSError:
+        return False
+
+
+def installation() -> dict[str, Any]:
+    """Which frames this machine can use (tmux://capabilities, muxport doctor)."""
+    local_shells = sorted(
+        name for name in {"sh", "bash", "zsh", "dash", "ksh", "fish"} if shutil.which(name)
+    )
+    if "fish" in local_shells and "sh" not in local_shells:
+        local_shells.remove("fish")  # the fish frame runs under sh
+    return {
+        "frames": {
+            "local": {
+                "available": True,
+                "shells_installed": local_shells,
+                "how": "private 0600 script sourced by the pane's shell; tmux wait-for",
+            },
+            "typed": {
+                "available": True,
+                "carriers": sorted(CARRIERS),
+                "max_typed_chars": MAX_TYPED,
+                "far_side_needs": "a POSIX shell with printf (fish: fish 3.1+ and sh)",
+                "how": "one typed line; markers and status read from the pane's output",
+            },
+        },
+        "waiting_for_input": {
+            "available": _proc_shows_syscalls(),
+            "where": "runs on this machine (local panes, su): /proc; over ssh, sudo and "
+            "containers the timeout applies",
+        },
+    }
