@@ -158,3 +158,28 @@ def test_doctor_names_the_frames(tmux_server):
     assert done.returncode == 0, done.stderr
     assert "execute frames: " in done.stdout and '"carriers": ["doas"' in done.stdout
     assert "execute waiting_for_input: " in done.stdout
+
+
+async def test_interrupted_and_full_screen_over_ssh(stdio_client, reach_pane):
+    pane = reach_pane("ssh").pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        long = await run(client, pane, "echo begun; sleep 30", timeout=0.5)
+        assert (long["outcome"], long["frame"]) == ("timed_out", "typed")
+        await call(client, "send_keys", {"pane_id": pane, "keys": ["C-c"]})
+        stopped = await call(client, "wait_for_run", {"run_id": long["run_id"], "timeout": 20})
+        assert (stopped["outcome"], stopped["exit_status"]) == ("completed", 130)
+        assert stopped["output"] in (["begun"], ["begun", "^C"])  # the far tty echoes ^C
+        # A pager started by hand (not by a run): the far side shows a full screen.
+        pager = "printf 'pager-on\\n' | less; echo pag''ER-off"
+        await call(client, "send_keys",
+                   {"pane_id": pane, "keys": [pager], "literal": True, "enter": True})
+        seen = await call(client, "wait_for_text", {"pane_id": pane, "patterns": ["pager-on"],
+                                                    "timeout": 20})
+        assert seen["outcome"] in ("matched", "present_at_entry")
+        refused = await run(client, pane, "true")
+        assert refused["outcome"] == "not_started" and "alternate screen" in refused["note"]
+        await call(client, "send_keys", {"pane_id": pane, "keys": ["q"]})
+        off = await call(client, "wait_for_text", {"pane_id": pane, "patterns": ["pagER-off"],
+                                                   "timeout": 20})
+        assert off["outcome"] in ("matched", "present_at_entry")
+        assert (await run(client, pane, "echo back"))["output"] == ["back"]

@@ -29,6 +29,7 @@ class Reach:
     frame: FrameName
     kind: Kind | None  # None: the far shell is unknown, the typed frame probes it first
     local_view: bool  # the run's processes are on this machine: /proc shows them
+    carrier: str = ""  # the carrier in the foreground (ssh, su...), if any
 
 
 def program_name(command: str) -> str:
@@ -59,7 +60,7 @@ def choose(requested: Requested, command: str, pane_pid: str, pane_id: str) -> R
                 "'typed' (or 'auto')",
                 data={"reason": "local_frame_unreachable", "pane_id": pane_id, "command": name},
             )
-        return Reach("typed", None, False)
+        return Reach("typed", None, False, name)
     kind: Kind | None = "fish" if name == "fish" else "posix" if is_posix_shell(name) else None
     if kind is None:
         raise Refused(

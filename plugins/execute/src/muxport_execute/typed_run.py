@@ -162,15 +162,24 @@ async def dispatch(
     """Type the run's frame (after the probe, where the far shell is unknown) and start
     watching it; a probe nobody answered finishes the run ``not_started``."""
     out = await ctx.tmux.run(
-        ("display-message", "-p", "-t", run.pane_id, "#{session_id} #{pane_tty}")
+        ("display-message", "-p", "-t", run.pane_id, "#{alternate_on} #{session_id} #{pane_tty}")
     )
-    session_id, _, tty = out.stdout.strip().partition(" ")
+    alternate, session_id, tty = [*out.stdout.split(), "", "", ""][:3]
     frame = new_typed_frame(reach.kind or "posix")
     kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
     for each in kinds:
         dataclasses.replace(frame, kind=each).typed_line(command, suppress_history)  # length
     run.typed = frame
     if reach.kind is None:
+        if alternate == "1":
+            note = not_started_note(
+                run.pane_id,
+                "the pane shows a full-screen program (alternate screen) on the far side of "
+                f"{reach.carrier}, not a shell prompt: nothing was typed",
+                [],
+            )
+            run.finish("not_started", [], False, False, None, note)
+            return
         if echo_off(tty):
             note = not_started_note(
                 run.pane_id,
