@@ -126,7 +126,7 @@ def _free_port() -> int:
 
 def start_sshd(users: list[str]) -> SshdProcess:
     """Start sshd (``-D -e -f``) for ``users`` on a free loopback port; wait until it listens."""
-    directory = Path(tempfile.mkdtemp(prefix="muxport-sshd-"))
+    directory = Path(tempfile.mkdtemp(prefix="mx-sshd-"))
     directory.chmod(0o755)  # the users' side reads authorized_keys from here
     privsep = Path("/run/sshd")
     made_privsep = not privsep.exists()

@@ -11,18 +11,22 @@ sleeps in ``nanosleep`` and is never reported.
 read without showing it (a password prompt). Line editors and full-screen programs turn
 off both ECHO and ICANON and echo for themselves, so they are not secret prompts.
 
-Every read here is a few small files under ``/proc``; callers run it in a worker thread
-(``anyio.to_thread``) so that a slow ``/proc`` never stalls the event loop. Where
+Every read here is a few small files under ``/proc`` per process; they run in one
+thread of their own so that a slow or large ``/proc`` never stalls the event loop. Where
 ``/proc`` is missing or unreadable the answer is "not waiting": the run then simply
 times out, as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import struct
 import termios
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+
+import anyio
 
 BOUND = 0.5  # seconds a read must last before the run counts as waiting
 STEP = 0.25  # seconds between looks
@@ -158,15 +162,24 @@ def reader(view: View) -> Reader | None:
     return Reader(found, echo_off(view.tty))
 
 
+# One thread of its own for every run's looks, started with the first run and kept: the
+# looks are short, and runs in parallel must neither grow nor churn the server's thread
+# pool (which the MCP SDK's stdio reader and writer use too).
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="muxport-input-wait")
+
+
+def start_thread() -> None:
+    """Start the looking thread now (a no-op once it runs), so it exists before any look."""
+    _EXECUTOR.submit(int)
+
+
 async def until_reading(view: View) -> Reader:
     """Return once one process of the run has been reading the terminal for ``BOUND``."""
-    import anyio
-
     first: Reader | None = None
     since = 0.0
     while True:
         now = anyio.current_time()
-        current = await anyio.to_thread.run_sync(reader, view)
+        current = await asyncio.get_running_loop().run_in_executor(_EXECUTOR, reader, view)
         if current is None or first is None or current.pid != first.pid:
             first, since = current, now
         elif now - since >= BOUND:

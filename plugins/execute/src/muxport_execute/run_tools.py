@@ -26,7 +26,7 @@ from pydantic import Field
 
 from muxport_execute import frame as frames
 from muxport_execute import typed_run
-from muxport_execute.input_wait import Reader, View, until_reading
+from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.reach import Requested, choose
 from muxport_execute.run_watch import foreground_group, observe, watch
 from muxport_execute.runs import STATE_KEY, FrameName, Run, RunTable
@@ -145,6 +145,8 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
         reading = await until_reading(view)
         scope.cancel()
 
+    if run.view is not None:
+        start_thread()
     async with ctx.heartbeat(lambda s: f"run {run.run_id} in {run.pane_id}: {s:.0f}s"):
         with anyio.move_on_after(wait):
             async with anyio.create_task_group() as group:
