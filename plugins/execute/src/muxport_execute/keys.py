@@ -9,6 +9,8 @@ from muxport.errors import Refused, ToolError
 from muxport.inputs import check_input
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
+from muxport_execute import run_tools
+
 # tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
 MAX_KEY_BYTES = 12_000
 INPUT = dict(reach="pane-input", effects=["observe", "change"], outputs=["tmux-metadata"])
@@ -74,6 +76,8 @@ def send_commands(args: KeysArgs) -> list[tuple[str, ...]]:
 async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
     cohort = await check_input(ctx, args.pane_id)
     await ctx.tmux.run(*send_commands(args))
+    for pane_id in cohort.pane_ids:  # a run clears this server's own text first
+        run_tools.state(ctx).pending.typed(pane_id, args.keys, args.literal, args.enter)
     return KeysSent(
         pane_id=args.pane_id,
         sent=len(args.keys) + int(args.enter),

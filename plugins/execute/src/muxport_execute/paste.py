@@ -10,6 +10,8 @@ from muxport import Args, PaneId, Result, ToolContext, tool
 from muxport.inputs import check_input
 from pydantic import Field, field_validator
 
+from muxport_execute import run_tools
+
 MAX_TEXT_BYTES = 1_048_576
 # One tmux command line must stay under 16 KiB; larger text is appended in pieces.
 CHUNK_BYTES = 12_000
@@ -68,6 +70,7 @@ async def paste_text(ctx: ToolContext, args: PasteArgs) -> Pasted:
             else:  # the last piece and the paste in one invocation: no gap between them
                 await ctx.tmux.run(command, ("paste-buffer", "-d", "-b", name, "-t", args.pane_id))
         pasted = True
+        run_tools.state(ctx).pending.pasted(args.pane_id, args.text, args.enter)
     finally:
         if not pasted:  # failed or cancelled (client gone): the buffer must not outlive the call
             with anyio.CancelScope(shield=True):

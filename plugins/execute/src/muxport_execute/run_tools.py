@@ -1,9 +1,9 @@
-"""run_shell_command and wait_for_run (DESIGN §9): one call runs a command and returns its
-output and exit status; a run that outlives its wait can be collected later."""
+"""run_shell_command and wait_for_run: one call runs a command and returns its output and
+exit status; a run that outlives its wait can be collected later (docs/runs.md)."""
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
@@ -20,16 +20,46 @@ from muxport import (
     keep_newest,
     tool,
 )
-from muxport.errors import Refused, ToolError
+from muxport.errors import TmuxFailed, ToolError
 from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute.run_watch import foreground_group, observe, watch
-from muxport_execute.runs import STATE_KEY, Run, RunTable
+from muxport_execute import procs
+from muxport_execute.dispatch import check_line, ready_shell
+from muxport_execute.line_state import PendingInput, read_line
+from muxport_execute.notes import stop_recovery
+from muxport_execute.pane_view import observe
+from muxport_execute.run_watch import Watch, stopped_note, watch
+from muxport_execute.runs import Run, RunTable
 
 MAX_COMMAND = 65_536
-AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
+STATE_KEY = "muxport_execute.runs"
+AnswerOutcome = Literal[
+    "completed", "timed_out", "stopped", "not_started", "lost", "pane_gone", "server_gone",
+    "error",
+]
+
+
+@dataclass
+class ExecuteState:
+    """The execute toolset's server-lifetime state: its runs and its own pending input."""
+
+    runs: RunTable = field(default_factory=RunTable)
+    pending: PendingInput = field(default_factory=PendingInput)
+
+
+def state(ctx: ToolContext) -> ExecuteState:
+    def make() -> ExecuteState:
+        made = ExecuteState()
+
+        async def remove_files() -> None:
+            made.runs.remove_files()
+
+        ctx.on_shutdown(remove_files)
+        return made
+
+    return ctx.state(STATE_KEY, make)
 
 
 class RunArgs(Args):
@@ -58,89 +88,66 @@ class WaitRunArgs(Args):
 
 class RunAnswer(Result):
     pane_id: str
-    outcome: AnswerOutcome
+    outcome: AnswerOutcome = Field(description="what happened; the note says what to do next")
     exit_status: int | None = Field(default=None, description="read from the run, never guessed")
     output: list[str] = Field(description="only what the command printed, newest kept")
     framed: bool = Field(description="both markers were found: output is exactly the command's")
-    lines_missed: bool = Field(description="earlier output left the pane (history or a clear)")
+    lines_missed: bool = Field(description="output may be missing (history, clear, rewritten)")
     truncated: bool
     lines_dropped: int
     run_id: str = Field(description="pass to wait_for_run to collect a run that is still going")
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
     max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
-
-
-def table(ctx: ToolContext) -> RunTable:
-    def make() -> RunTable:
-        runs = RunTable()
-
-        async def remove_files() -> None:
-            runs.remove_files()
-
-        ctx.on_shutdown(remove_files)
-        return runs
-
-    return ctx.state(STATE_KEY, make)
+    reason: str | None = Field(default=None, description="why it did not start, or the error code")
+    pane_lines: list[str] | None = Field(default=None, description="what the pane showed then")
 
 
 def answer(
-    run: Run,
-    outcome: AnswerOutcome,
-    lines: list[str],
-    framed: bool,
-    missed: bool,
-    max_lines: int | None,
-    timeout: float,
-    stored_dropped: int = 0,
-    note: str | None = None,
+    run: Run, outcome: AnswerOutcome, lines: list[str], framed: bool, missed: bool,
+    max_lines: int | None, timeout: float, note: str | None = None,
 ) -> RunAnswer:
     budget = clamp_lines(max_lines)
     kept = keep_newest(lines, budget)
+    ending = run.ending if run.final else None
+    dropped = run.stored_dropped if ending else 0
     return RunAnswer(
         pane_id=run.pane_id,
         outcome=outcome,
-        exit_status=run.exit_status if outcome != "timed_out" else None,
+        exit_status=ending.exit_status if ending else None,
         output=kept.lines,
         framed=framed,
         lines_missed=missed,
-        truncated=kept.truncated or stored_dropped > 0,
-        lines_dropped=kept.lines_dropped + stored_dropped,
+        truncated=kept.truncated or dropped > 0,
+        lines_dropped=kept.lines_dropped + dropped,
         run_id=run.run_id,
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,
-        note=note,
+        note=ending.note if ending else note,
+        reason=ending.reason if ending else None,
+        pane_lines=ending.pane_lines if ending else None,
     )
 
 
 async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
-    """Wait up to ``wait`` seconds for the run; its final answer, or the output so far."""
+    """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so far."""
     async with ctx.heartbeat(lambda s: f"run {run.run_id} in {run.pane_id}: {s:.0f}s"):
-        with anyio.move_on_after(wait):
-            await run.done.wait()
-    if run.done.is_set() and run.outcome != "running":
-        return answer(
-            run,
-            run.outcome,
-            run.output,
-            run.framed,
-            run.lines_missed,
-            max_lines,
-            wait,
-            run.stored_dropped,
-            run.note,
-        )
-    assert run.frame is not None
+        await run.settled(wait)
+    if run.ending is not None:
+        end = run.ending
+        return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
+    assert isinstance(run.frame, frames.Frame)
     seen = await observe(ctx.tmux, run.pane_id, "")
     found = frames.extract(run.frame, seen.lines)
+    if run.state == "stopped":
+        note = stopped_note(run)
+        return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
     note = (
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
-        f"for its exit status and output (send_keys C-c to {run.pane_id} stops it)"
+        f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
     )
-    return answer(
-        run, "timed_out", found.lines, found.started, not found.started, max_lines, wait, note=note
-    )
+    return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
 
 
 async def waiter_and_check(
@@ -180,9 +187,60 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     stays registered on the tmux server."""
     with anyio.CancelScope(shield=True):
         with anyio.move_on_after(2):
-            await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
-            await process.wait()
+            try:
+                await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
+                await process.wait()
+            except (ToolError, OSError):
+                pass
         await ctx.tmux.stop_client(process)
+
+
+async def final_checks(ctx: ToolContext, pane_id: str, shell: str, pending: PendingInput) -> None:
+    """The input check again right before typing, beside a look at the line editor."""
+    lines = []
+    async with anyio.create_task_group() as group:
+
+        async def again() -> None:
+            await check_input(ctx, pane_id, exactly_one=True)
+
+        group.start_soon(again)
+
+        async def line() -> None:
+            lines.append(await read_line(ctx.tmux, pane_id))
+
+        group.start_soon(line)
+    await check_line(ctx.tmux, pane_id, shell, lines[0], pending)
+
+
+async def dispatch(ctx: ToolContext, run: Run, args: RunArgs, pending: PendingInput) -> Watch:
+    """Check the pane, type the line; the watcher of the dispatched run."""
+    frame = frames.prepare(
+        args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
+    )
+    run.frame = frame
+    waiter, cohort = await waiter_and_check(ctx, frame.channel, args.pane_id)
+    try:
+        shell = await ready_shell(ctx.tmux, args.pane_id, cohort.command, cohort.pane_pid)
+        await final_checks(ctx, args.pane_id, shell, pending)
+        # Read while the shell has the terminal: the run has ended when it has it again.
+        group = procs.foreground_group(cohort.pane_pid)
+        before = procs.children(group) if group else set()
+        line = frame.typed_line(args.suppress_history) + "\r"
+        try:
+            sent = await ctx.tmux.run(
+                ("display-message", "-p", "-t", args.pane_id,
+                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y}"),
+                ("send-keys", "-t", args.pane_id, "-l", "--", line),
+            )
+        except ToolError as error:
+            error.delivery = "possibly_sent"
+            raise
+    except BaseException:
+        await release_waiter(ctx, waiter, frame.channel)
+        raise
+    run.dispatch()
+    pane_pid, _, alternate = sent.stdout.strip().partition(" ")
+    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate)
 
 
 @tool(
@@ -197,56 +255,29 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's POSIX shell and return its exit status and only its output.
 
     The command runs in a subshell (cd, export, exit do not outlive it), is never typed
-    (a private script is sourced), and completes through tmux wait-for. A run that
-    outlives the timeout answers timed_out with a run_id for wait_for_run.
+    (a private script is sourced), and completes through tmux wait-for. outcome:
+    completed; timed_out (still running: wait_for_run with run_id); stopped (C-z: fg
+    resumes it); not_started (the line did not run: the note says why and what clears
+    it); lost (the frame died without a status); pane_gone; server_gone; error (muxport
+    lost track). Refused, with nothing typed, when the line holds text (line_not_empty),
+    the shell is not at its main prompt (not_at_prompt) or is still starting (starting).
     """
-    runs = table(ctx)
+    st = state(ctx)
     timeout = effective_timeout(args.timeout)
-    run = runs.reserve(args.pane_id)
-    waiter = None
+    run = st.runs.reserve(args.pane_id)
     try:
-        run.frame = frames.prepare(
-            args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
-        )
-        waiter, cohort = await waiter_and_check(ctx, run.frame.channel, args.pane_id)
-        # Read while the shell has the terminal: the run has ended when it has it again.
-        program, group = cohort.command, foreground_group(cohort.pane_pid)
-        if not frames.is_posix_shell(program):
-            raise Refused(
-                f"pane {args.pane_id} is running {program or 'no program'}, not a POSIX shell "
-                "(sh, bash, zsh, dash, ksh...), so run_shell_command cannot frame a command "
-                "there; use send_keys to type into it",
-                data={"reason": "not_a_shell", "pane_id": args.pane_id, "command": program},
-            )
-        await check_input(ctx, args.pane_id, exactly_one=True)  # again, right before dispatch
-        line = run.frame.typed_line(args.suppress_history) + "\r"
-        try:
-            sent = await ctx.tmux.run(
-                ("display-message", "-p", "-t", args.pane_id, "#{pane_pid}"),
-                ("send-keys", "-t", args.pane_id, "-l", "--", line),
-            )
-        except ToolError as error:
-            error.delivery = "possibly_sent"
-            raise
-        run.started = time.monotonic()
-        run.dispatched = True
+        w = await dispatch(ctx, run, args, st.pending)
+    except OSError as fault:  # the tmux binary is missing, no file descriptors, a full disk
+        st.runs.release(run)
+        raise TmuxFailed(
+            f"could not start run: {fault.strerror or fault}; check that tmux "
+            f"({ctx.tmux.binary}) runs and that {frames.base_dir()} is writable, then try again",
+            retryable=True,
+        ) from None
     except BaseException:
-        with anyio.CancelScope(shield=True):
-            if waiter is not None and run.frame is not None and not run.dispatched:
-                await release_waiter(ctx, waiter, run.frame.channel)
-            elif waiter is not None:
-                await ctx.tmux.stop_client(waiter)
-            if run.frame is not None and not run.dispatched:
-                run.frame.remove()
-        if not run.dispatched:
-            runs.release(run)
+        st.runs.release(run)
         raise
-    pane_pid = sent.stdout.strip()
-
-    async def follow() -> None:
-        await watch(ctx.tmux, run, waiter, pane_pid, program, group)
-
-    ctx.spawn(follow)
+    ctx.spawn(lambda: watch(w))
     return await settle(ctx, run, timeout, args.max_lines)
 
 
@@ -261,10 +292,11 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
 async def wait_for_run(ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run that run_shell_command started and return its exit status and output.
 
-    Works after the run ended too (finished runs are kept an hour, at most 64 runs);
-    it never sends anything to a pane.
+    Answers every outcome run_shell_command does, with its note (what to do next); a
+    stopped run answers at once. Works after the run ended too (finished runs are kept
+    an hour, at most 64 runs); it never sends anything to a pane.
     """
-    run = table(ctx).get(args.run_id)
+    run = state(ctx).runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
 
 
