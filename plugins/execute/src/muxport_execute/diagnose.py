@@ -25,7 +25,7 @@ async def not_started(tmux: Tmux, pane_id: str, frame: Frame, shell: str, bound:
         rows.pop()
     shown = [row for row in rows if row][-SHOWN_ROWS:]
     typed = [i for i, row in enumerate(rows) if frame.directory.name in row]
-    after = rows[typed[-1] + 1 :] if typed else []
+    after = rows[typed[0] + 1 :] if typed else []
     verdict = judge(line, shell)
     if any(word in row for row in after for word in UNREADABLE):
         reason = "unreadable"

@@ -18,7 +18,6 @@ from muxport_execute.notes import clear_line, stop_recovery
 
 STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
 STARTING_BOUND = 5.0  # how long a starting shell is waited for
-STARTING_SHELLS = frozenset({"env", "login", "su", "sudo"})
 
 
 def _starting(program: str, pane_pid: str) -> bool:
@@ -28,7 +27,7 @@ def _starting(program: str, pane_pid: str) -> bool:
         return False
     young = (procs.age(int(pane_pid)) or STARTING_AGE) < STARTING_AGE
     first = procs.command_name(int(pane_pid))
-    return young and (is_posix_shell(first) or first in STARTING_SHELLS)
+    return young and (is_posix_shell(first) or first == "env")
 
 
 async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> str:
@@ -74,7 +73,7 @@ def _refuse(pane_id: str, reason: str, why: str, line: Line) -> Refused:
 
 async def check_line(
     tmux: Tmux, pane_id: str, shell: str, line: Line, pending: PendingInput
-) -> None:
+) -> Line:
     """Refuse unless the shell shows an empty main prompt; clear this server's own text."""
     verdict = judge(line, shell)
     own = pending.take(pane_id)
@@ -91,3 +90,4 @@ async def check_line(
         verdict = judge(line, shell)
     if verdict == "text":
         raise _refuse(pane_id, "line_not_empty", "there is text on the command line", line)
+    return line

@@ -197,17 +197,17 @@ def _run_text(frame: Frame, suppress_history: bool) -> str:
 # The user's ERR/DEBUG traps (bash with set -E/-T, zsh's TRAPZERR/TRAPDEBUG and list
 # traps, ksh) must fire for the command's lines only: the outer subshell saves them to
 # a file and drops them for its own lines; the inner one, which runs the command,
-# restores them. bash lists a parent's traps in a subshell, so it saves only those
-# that were inherited (its $- shows E or T).
+# restores them as the first thing of ``cmd`` (so not even the source command of
+# ``cmd`` is seen by a DEBUG trap; DEBUG is restored last). bash lists a parent's traps
+# in a subshell, so it saves only those that were inherited (its $- shows E or T).
 _SAVE_TRAPS = (
     "case ${BASH_VERSION-}:$_mxf in "
-    "(?*:*[ET]*) \\trap -p ERR DEBUG RETURN >|\"$_mxd/traps\"; \\trap - ERR DEBUG RETURN;; "
+    "(?*:*[ET]*) \\trap -p ERR RETURN DEBUG >|\"$_mxd/traps\"; \\trap - ERR DEBUG RETURN;; "
     "(?*:*) ;; "
     "(*) case ${ZSH_VERSION-}${KSH_VERSION-} in (?*) \\trap >|\"$_mxd/traps\"; "
-    "\\trap - ZERR ERR DEBUG 2>/dev/null;; esac;; "
+    "\\trap - ZERR 2>/dev/null; \\trap - ERR DEBUG 2>/dev/null;; esac;; "
     "esac 2>/dev/null\n"
 )
-_RESTORE_TRAPS = '\\test -f "$_mxd/traps" && \\. "$_mxd/traps" 2>/dev/null\n'
 # After C-c the status is the command's own (docs/runs.md): the outer subshell waits
 # for the inner one whatever it does with SIGINT; bash decides like an interactive
 # shell by itself; the others end the inner subshell when the interrupted command died
@@ -228,19 +228,18 @@ def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
         "\\exit 0"
     )
     return (
-        "_mxf=$-\n"
+        f"_mxf=$-; _mxd={quote(d)}\n"
+        + _SAVE_TRAPS
         + "\\set +euxv\n"
         + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
-        + f"_mxd={quote(d)}; _mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
-        + _SAVE_TRAPS
+        + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
         # No started file (the run was given up as not started): run nothing.
         + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
         + f"\\trap {quote(finish)} EXIT\n"
         + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '%s\\n' {frame.start_marker}\n"
+        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
         + "(\n"
         + "\\trap - EXIT INT TERM HUP QUIT\n"
-        + _RESTORE_TRAPS
         + _INNER_INT
         + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
         + "\\unset _mxf _mxd _mxt _mxs\n"
@@ -262,7 +261,10 @@ def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: 
     os.chmod(directory, 0o700)
     frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory)
     try:
-        body = command if command.endswith("\n") else command + "\n"
+        traps = quote(str(directory / "traps"))
+        # On the command's first line, so that its line numbers stay the command's own.
+        body = f"if \\test -f {traps}; then \\. {traps}; fi; " + command
+        body = body if body.endswith("\n") else body + "\n"
         _write_private(directory / "cmd", body)
         _write_private(directory / "frame", _frame_text(frame, tmux_binary, socket_path))
         _write_private(directory / "run", _run_text(frame, suppress_history))

@@ -36,7 +36,8 @@ from muxport_execute import procs
 
 Verdict = Literal["empty", "text", "continuation", "reading"]
 LINE_FORMAT = SEP.join(["#{cursor_x}", "#{cursor_y}", "#{pane_tty}", "#{pane_current_command}"])
-CLEAR_BOUND = 2.0  # seconds for the shell to show a fresh prompt after C-c
+CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
+RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
 ZSH_CONTINUATIONS = frozenset(
     "quote dquote bquote heredoc cmdsubst for while until repeat if then else elif case "
@@ -46,6 +47,9 @@ _ZSH_PS2 = re.compile(r"^([a-z]+(?: [a-z]+)*)> ?$")
 _UNFINISHED = re.compile(r"(\\|\||&&|\{|\(|<<-?\s*['\"]?\w+['\"]?|\b(?:do|then|else|in))\s*$")
 _TYPED_END = set("'\"/\\-_.,*=|&;+~")  # characters that end typed text, not a prompt
 ENDS_WITHOUT_SPACE = set("$#%>❯»")
+# Keys after which this server's input is no longer on the line (sent, discarded, or
+# signals to a program that runs: C-z, C-\\, C-d).
+LINE_DONE = frozenset({"Enter", "C-m", "C-j", "KPEnter", "C-c", "C-z", "C-\\", "C-d"})
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
     left, right = _cells(row, x)
     above = rows[y - 1] if 0 < y <= len(rows) else ""
     tty, command = head[2:4]
-    return Line(left=left, right=right.rstrip(), above=above.rstrip(), tty=tty, command=command)
+    return Line(left, right.rstrip(), above.rstrip(), tty, command)
 
 
 def prompt_like(left: str) -> bool:
@@ -97,6 +101,13 @@ def prompt_like(left: str) -> bool:
     return not (last.isalnum() and last.isascii()) and last not in _TYPED_END
 
 
+def _unfinished(row: str) -> bool:
+    """Whether a row above a bare ``>`` prompt leaves a command open (bash's PS2)."""
+    if row.startswith("> ") or _UNFINISHED.search(row):
+        return True
+    return row.count("'") % 2 == 1 or row.replace('\\"', "").count('"') % 2 == 1
+
+
 def judge(line: Line, shell: str) -> Verdict:
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
         return "reading"
@@ -104,7 +115,7 @@ def judge(line: Line, shell: str) -> Verdict:
     ps2 = _ZSH_PS2.match(stripped)
     if ps2 and all(word in ZSH_CONTINUATIONS for word in ps2.group(1).split()):
         return "continuation"
-    if stripped == ">" and (line.above.startswith("> ") or _UNFINISHED.search(line.above)):
+    if stripped == ">" and _unfinished(line.above):
         return "continuation"
     return "empty" if prompt_like(line.left) else "text"
 
@@ -117,7 +128,7 @@ class PendingInput:
 
     def typed(self, pane_id: str, keys: list[str], literal: bool, enter: bool) -> None:
         last = keys[-1] if keys else ""
-        if enter or (not literal and last in ("Enter", "C-m", "C-j", "KPEnter", "C-c")):
+        if enter or (not literal and last in LINE_DONE):
             self.panes.pop(pane_id, None)
         else:
             self.panes[pane_id] = " ".join(keys)[-200:]
@@ -134,16 +145,23 @@ class PendingInput:
 
 async def clear_own(tmux: Tmux, pane_id: str, shell: str, before: Line) -> Line:
     """C-c to a shell whose line holds this server's own text; the line once a fresh
-    prompt shows (bounded by CLEAR_BOUND; a poll: no tmux event marks a prompt)."""
-    await tmux.run(("send-keys", "-t", pane_id, "C-c"))
+    prompt shows (bounded by CLEAR_BOUND; a poll: no tmux event marks a prompt).
+
+    C-c is sent again every RESEND seconds: a line editor that is still waiting to
+    tell a lone Escape from an escape sequence (bash's keyseq-timeout, zsh's
+    KEYTIMEOUT) swallows the first one.
+    """
     line = before
     with anyio.move_on_after(CLEAR_BOUND):
-        delay = 0.005
         while True:
-            await anyio.sleep(delay)
-            delay = min(0.05, delay * 2)
-            line = await read_line(tmux, pane_id)
-            fresh = (line.left, line.above) != (before.left, before.above)
-            if fresh and judge(line, shell) == "empty":
-                break
+            await tmux.run(("send-keys", "-t", pane_id, "C-c"))
+            delay, waited = 0.005, 0.0
+            while waited < RESEND:
+                await anyio.sleep(delay)
+                waited += delay
+                delay = min(0.05, delay * 2)
+                line = await read_line(tmux, pane_id)
+                fresh = (line.left, line.above) != (before.left, before.above)
+                if fresh and judge(line, shell) == "empty":
+                    return line
     return line

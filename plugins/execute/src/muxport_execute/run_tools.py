@@ -27,7 +27,7 @@ from pydantic import Field
 from muxport_execute import frame as frames
 from muxport_execute import procs
 from muxport_execute.dispatch import check_line, ready_shell
-from muxport_execute.line_state import PendingInput, read_line
+from muxport_execute.line_state import Line, PendingInput, read_line
 from muxport_execute.notes import stop_recovery
 from muxport_execute.pane_view import observe
 from muxport_execute.run_watch import Watch, stopped_note, watch
@@ -139,6 +139,9 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
         return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
     assert isinstance(run.frame, frames.Frame)
     seen = await observe(ctx.tmux, run.pane_id, "")
+    if run.ending is not None:  # it ended while the pane was read
+        end = run.ending
+        return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
     found = frames.extract(run.frame, seen.lines)
     if run.state == "stopped":
         note = stopped_note(run)
@@ -195,7 +198,9 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
         await ctx.tmux.stop_client(process)
 
 
-async def final_checks(ctx: ToolContext, pane_id: str, shell: str, pending: PendingInput) -> None:
+async def final_checks(
+    ctx: ToolContext, pane_id: str, shell: str, pending: PendingInput
+) -> Line:
     """The input check again right before typing, beside a look at the line editor."""
     lines = []
     async with anyio.create_task_group() as group:
@@ -209,7 +214,7 @@ async def final_checks(ctx: ToolContext, pane_id: str, shell: str, pending: Pend
             lines.append(await read_line(ctx.tmux, pane_id))
 
         group.start_soon(line)
-    await check_line(ctx.tmux, pane_id, shell, lines[0], pending)
+    return await check_line(ctx.tmux, pane_id, shell, lines[0], pending)
 
 
 async def dispatch(ctx: ToolContext, run: Run, args: RunArgs, pending: PendingInput) -> Watch:

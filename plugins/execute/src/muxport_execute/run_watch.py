@@ -34,7 +34,7 @@ from muxport_execute.pane_view import Gone, Observation, observe, probe
 from muxport_execute.runs import Ending, Run
 
 START_BOUND = 3.0
-PROBE_FIRST, PROBE_MAX = 0.05, 0.5
+PROBE_FIRST, PROBE_MAX, STOPPED_PROBE = 0.05, 0.5, 0.2
 # tmux may handle the frame's signal before it has read the pane's last bytes, and the
 # shell may not have reaped the frame yet: look again (quickly at first, then every
 # SETTLE_STEP) until both are done, for at most SETTLE_BOUND. Once the shell has the
@@ -213,7 +213,7 @@ async def watch(w: Watch) -> None:
                 delay = PROBE_FIRST
                 while True:
                     await anyio.sleep(delay)
-                    delay = min(PROBE_MAX, delay * 1.5)
+                    delay = min(PROBE_MAX if run.state != "stopped" else STOPPED_PROBE, delay * 1.5)
                     seen = await look(w)
                     if isinstance(seen, Ending):
                         if seen.outcome in ("pane_gone", "server_gone"):

@@ -31,6 +31,7 @@ from muxport.errors import NotFound, Refused
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
 STALE_PREPARED = 60.0
+STOP_GRACE = 0.6
 
 State = Literal["prepared", "dispatched", "started", "stopped"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
@@ -127,9 +128,18 @@ class Run:
         self.done.set()
 
     async def settled(self, wait: float) -> None:
-        """Return when the run has ended or is stopped, or after ``wait`` seconds."""
+        """Return when the run has ended or is stopped, or after ``wait`` seconds.
+
+        A stopped run answers once it stayed stopped ``STOP_GRACE`` seconds: long
+        enough for the watcher to see a ``fg`` sent just before.
+        """
         with anyio.move_on_after(wait):
-            while not self.final and self.state != "stopped":
+            while not self.final:
+                if self.state == "stopped":
+                    with anyio.move_on_after(STOP_GRACE):
+                        await self._changed.wait()
+                        continue
+                    return
                 await self._changed.wait()
 
     def elapsed(self) -> float:
