@@ -188,7 +188,8 @@ async def test_statuses_after_c_c_are_the_commands_own(stdio_client, rc_pane, sh
             await shown(call, p, begun)
             await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
             done = await call("wait_for_run", {"run_id": run["run_id"], "timeout": 10})
-            assert (done["outcome"], done["exit_status"]) == ("completed", status), (command, done)
+            got = (done["outcome"], done.get("exit_status"))
+            assert got == ("completed", status), (command, done)
             assert "never" not in done["output"]
         # A program that handles SIGINT and goes on is still the run: not orphaned.
         repl = ("python3 -c \"import sys\nprint('repl-begun', flush=True)\nwhile True:\n    try:\n"

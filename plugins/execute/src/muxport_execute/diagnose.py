@@ -6,7 +6,7 @@ answer ``not_started`` is true whatever the pane does later.
 
 from __future__ import annotations
 
-from muxport.transport import Tmux
+from muxport import Tmux
 
 from muxport_execute.frame import Frame
 from muxport_execute.line_state import judge, read_line

@@ -8,8 +8,7 @@ that is not an empty main prompt, after clearing this server's own text.
 from __future__ import annotations
 
 import anyio
-from muxport.errors import Refused
-from muxport.transport import Tmux
+from muxport import Refused, Tmux
 
 from muxport_execute import procs
 from muxport_execute.frame import is_posix_shell

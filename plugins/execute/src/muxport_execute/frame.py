@@ -1,4 +1,5 @@
-"""The shell frame of ``run_shell_command`` (DESIGN §9): what is written, typed and read.
+"""The shell frame of ``run_shell_command`` (docs/runs-and-waits.md): what is written,
+typed and read.
 
 The command is never typed. It goes to a private 0600 file ``cmd`` in a private 0700
 directory, beside the frame ``run``; the pane's shell is sent one short line that

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport.objects import SEP
-from muxport.transport import Tmux
+from muxport import SEP, Tmux
 
 from muxport_execute import procs
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport.objects import SEP
-from muxport.transport import Tmux, is_gone
+from muxport import SEP, Tmux, classify
 
 Gone = Literal["pane_gone", "server_gone"]
 State = Literal["alive", Gone]
@@ -38,13 +37,9 @@ class Observation:
     rows_below_cursor: bool = False  # text below the cursor: the screen was rewritten
 
 
-def classify(stderr: str) -> State | None:
-    if is_gone(stderr):
-        return "server_gone"
-    # "no current target": the pane was the last one, so the server has no session left
-    if "can't find" in stderr or "no current target" in stderr:
-        return "pane_gone"
-    return None
+def gone_state(stderr: str) -> State | None:
+    fault = classify(stderr)
+    return "server_gone" if fault == "gone" else "pane_gone" if fault == "missing" else None
 
 
 def _fields(first_line: str) -> list[str]:
@@ -61,7 +56,7 @@ def _state(fields: list[str], pane_pid: str) -> State:
 async def probe(tmux: Tmux, pane_id: str, pane_pid: str) -> State:
     out = await tmux.run(("display-message", "-p", "-t", pane_id, PROBE), check=False)
     if out.returncode != 0:
-        state = classify(out.stderr)
+        state = gone_state(out.stderr)
         if state is None:
             raise tmux.failure(out)
         return state
@@ -83,7 +78,7 @@ async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
         check=False,
     )
     if out.returncode != 0:
-        state = classify(out.stderr)
+        state = gone_state(out.stderr)
         if state is None:
             raise tmux.failure(out)
         return Observation(state, [])

@@ -3,25 +3,28 @@ exit status; a run that outlives its wait can be collected later (docs/runs.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
 from anyio.abc import Process
 from muxport import (
+    COMMAND,
+    READ,
     Args,
+    Cohort,
     MaxLines,
     PaneId,
     Result,
     Timeout,
+    TmuxFailed,
     ToolContext,
+    ToolError,
+    check_input,
     clamp_lines,
     effective_timeout,
     keep_newest,
     tool,
 )
-from muxport.errors import TmuxFailed, ToolError
-from muxport.inputs import Cohort, check_input
 from pydantic import Field
 
 from muxport_execute import frame as frames
@@ -34,32 +37,10 @@ from muxport_execute.run_watch import Watch, stopped_note, watch
 from muxport_execute.runs import Run, RunTable
 
 MAX_COMMAND = 65_536
-STATE_KEY = "muxport_execute.runs"
 AnswerOutcome = Literal[
     "completed", "timed_out", "stopped", "not_started", "lost", "pane_gone", "server_gone",
     "error",
 ]
-
-
-@dataclass
-class ExecuteState:
-    """The execute toolset's server-lifetime state: its runs and its own pending input."""
-
-    runs: RunTable = field(default_factory=RunTable)
-    pending: PendingInput = field(default_factory=PendingInput)
-
-
-def state(ctx: ToolContext) -> ExecuteState:
-    def make() -> ExecuteState:
-        made = ExecuteState()
-
-        async def remove_files() -> None:
-            made.runs.remove_files()
-
-        ctx.on_shutdown(remove_files)
-        return made
-
-    return ctx.state(STATE_KEY, make)
 
 
 class RunArgs(Args):
@@ -164,7 +145,7 @@ async def waiter_and_check(
 
     async def start() -> None:
         try:
-            started.append(await ctx.tmux.start_client("wait-for", channel))
+            started.append(await ctx.tmux.start_waiter(channel))
         except Exception as exc:  # raised below, outside the task group
             problems.append(exc)
 
@@ -188,13 +169,9 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     """End a run's wait-for client that will never be signalled (the run was refused or
     cancelled before dispatch). It is woken rather than only killed: a killed waiter
     stays registered on the tmux server."""
-    with anyio.CancelScope(shield=True):
-        with anyio.move_on_after(2):
-            try:
-                await ctx.tmux.send_batched("wait-for", "-S", "--", channel)
-                await process.wait()
-            except (ToolError, OSError):
-                pass
+    try:
+        await ctx.tmux.wake_waiter(channel, process)
+    except (ToolError, OSError):  # tmux fails: at least reap the client
         await ctx.tmux.stop_client(process)
 
 
@@ -248,15 +225,8 @@ async def dispatch(ctx: ToolContext, run: Run, args: RunArgs, pending: PendingIn
     return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate)
 
 
-@tool(
-    title="Run a shell command",
-    reach="pane-command",
-    effects=["observe", "change"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
+@tool(COMMAND, title="Run a shell command")
+async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's POSIX shell and return its exit status and only its output.
 
     The command runs in a subshell (cd, export, exit do not outlive it), is never typed
@@ -267,41 +237,33 @@ async def run_shell_command(ctx: ToolContext, args: RunArgs) -> RunAnswer:
     lost track). Refused, with nothing typed, when the line holds text (line_not_empty),
     the shell is not at its main prompt (not_at_prompt) or is still starting (starting).
     """
-    st = state(ctx)
     timeout = effective_timeout(args.timeout)
-    run = st.runs.reserve(args.pane_id)
+    run = runs.reserve(args.pane_id)
     try:
-        w = await dispatch(ctx, run, args, st.pending)
+        w = await dispatch(ctx, run, args, runs.pending)
     except OSError as fault:  # the tmux binary is missing, no file descriptors, a full disk
-        st.runs.release(run)
+        runs.release(run)
         raise TmuxFailed(
             f"could not start run: {fault.strerror or fault}; check that tmux "
             f"({ctx.tmux.binary}) runs and that {frames.base_dir()} is writable, then try again",
             retryable=True,
         ) from None
     except BaseException:
-        st.runs.release(run)
+        runs.release(run)
         raise
     ctx.spawn(lambda: watch(w))
     return await settle(ctx, run, timeout, args.max_lines)
 
 
-@tool(
-    title="Wait for a run",
-    reach="none",
-    effects=["observe"],
-    outputs=["terminal-content", "tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-async def wait_for_run(ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
+@tool(READ.replace(output_classes=["terminal-content", "tmux-metadata"]), title="Wait for a run")
+async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run that run_shell_command started and return its exit status and output.
 
     Answers every outcome run_shell_command does, with its note (what to do next); a
     stopped run answers at once. Works after the run ended too (finished runs are kept
     an hour, at most 64 runs); it never sends anything to a pane.
     """
-    run = state(ctx).runs.get(args.run_id)
+    run = runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
 
 

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
-from muxport.errors import ToolError
-from muxport.transport import Tmux
+from muxport import Tmux, ToolError
 
 from muxport_execute import procs
 from muxport_execute.diagnose import not_started

@@ -1,4 +1,5 @@
-"""The run: one command sent to one pane, as one object with explicit states (docs/runs.md).
+"""The run: one command sent to one pane, as one object with explicit states
+(docs/runs-and-waits.md).
 
     prepared --dispatch--> dispatched --start--> started <--stop/resume--> stopped
         |                      |                    |                         |
@@ -25,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import anyio
-from muxport.budgets import MAX_LINES, keep_newest
-from muxport.errors import NotFound, Refused
+from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
+
+from muxport_execute.line_state import PendingInput
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
@@ -147,11 +149,16 @@ class Run:
         return (self.finished if self.finished is not None else time.monotonic()) - begin
 
 
-class RunTable:
-    """Runs by id, oldest first: the execute toolset's only record of runs."""
+class RunTable(Toolbox):
+    """The execute toolset's lifespan object: its runs by id (oldest first, its only
+    record of runs) and the panes where its own input waits on the line."""
 
     def __init__(self) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
+        self.pending = PendingInput()
+
+    async def aclose(self) -> None:
+        self.remove_files()
 
     def busy(self, pane_id: str) -> Run | None:
         return next((r for r in self.runs.values() if r.pane_id == pane_id and r.holds_pane), None)
