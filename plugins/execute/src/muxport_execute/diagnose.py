@@ -8,23 +8,24 @@ from __future__ import annotations
 
 from muxport import Tmux
 
-from muxport_execute.frame import Frame
 from muxport_execute.line_state import judge, read_line
 from muxport_execute.notes import clear_line
-from muxport_execute.runs import Ending
+from muxport_execute.runs import Ending, RunFrame
 
 SHOWN_ROWS = 6
 UNREADABLE = ("Permission denied", "No such file", "can't open", "cannot open", "not found")
 
 
-async def not_started(tmux: Tmux, pane_id: str, frame: Frame, shell: str, bound: float) -> Ending:
+async def not_started(
+    tmux: Tmux, pane_id: str, frame: RunFrame, shell: str, bound: float
+) -> Ending:
     line = await read_line(tmux, pane_id)
     out = await tmux.run(("capture-pane", "-p", "-J", "-t", pane_id))
     rows = [row.rstrip() for row in out.lines]
     while rows and not rows[-1]:
         rows.pop()
     shown = [row for row in rows if row][-SHOWN_ROWS:]
-    typed = [i for i, row in enumerate(rows) if frame.directory.name in row]
+    typed = [i for i, row in enumerate(rows) if frame.token in row]
     after = rows[typed[0] + 1 :] if typed else []
     verdict = judge(line, shell)
     if any(word in row for row in after for word in UNREADABLE):

@@ -30,6 +30,7 @@ without ``HIST_IGNORE_SPACE`` keeps the line; it is inert (it names a deleted fi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -90,6 +91,16 @@ class Frame:
     def started_path(self) -> Path:
         return self.directory / "started"
 
+    @property
+    def token(self) -> str:
+        return self.directory.name
+
+    def has_ended(self) -> bool:
+        return self.status_path.exists()
+
+    def extract(self, capture: list[str]) -> Extracted:
+        return extract(self, capture)
+
     def has_started(self) -> bool:
         """The frame began (it writes ``started`` before it prints the start marker)."""
         return self.started_path.exists() or self.status_path.exists()
@@ -104,7 +115,8 @@ class Frame:
         except OSError:
             return not self.has_started()
         if self.has_started():
-            os.rename(parked, cmd)
+            with contextlib.suppress(OSError):
+                os.rename(parked, cmd)
             return False
         return True
 

@@ -115,15 +115,12 @@ async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None)
     """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so far."""
     async with ctx.heartbeat(lambda s: f"run {run.run_id} in {run.pane_id}: {s:.0f}s"):
         await run.settled(wait)
-    if run.ending is not None:
+    seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
+    if run.ending is not None or seen is None or run.frame is None:  # perhaps while read
         end = run.ending
+        assert end is not None
         return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
-    assert isinstance(run.frame, frames.Frame)
-    seen = await observe(ctx.tmux, run.pane_id, "")
-    if run.ending is not None:  # it ended while the pane was read
-        end = run.ending
-        return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
-    found = frames.extract(run.frame, seen.lines)
+    found = run.frame.extract(seen.lines)
     if run.state == "stopped":
         note = stopped_note(run)
         return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)

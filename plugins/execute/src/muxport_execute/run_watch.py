@@ -27,10 +27,9 @@ from muxport import Tmux, ToolError
 
 from muxport_execute import procs
 from muxport_execute.diagnose import not_started
-from muxport_execute.frame import Frame, extract
 from muxport_execute.notes import stopped_recovery
 from muxport_execute.pane_view import Gone, Observation, observe, probe
-from muxport_execute.runs import Ending, Run
+from muxport_execute.runs import Ending, Run, RunFrame
 
 START_BOUND = 3.0
 PROBE_FIRST, PROBE_MAX, STOPPED_PROBE = 0.05, 0.5, 0.2
@@ -48,8 +47,8 @@ class Watch:
 
     tmux: Tmux
     run: Run
-    frame: Frame
-    waiter: Process
+    frame: RunFrame
+    waiter: Process | None  # the frame's wait-for client; None: the monitor alone decides
     pane_pid: str
     shell: str  # the foreground program's name when typed
     group: int | None  # the terminal's foreground process group then (the shell's)
@@ -113,14 +112,14 @@ async def look(w: Watch) -> Ending | bool:
             run.start()
     if run.state not in ("started", "stopped"):
         return False
-    if w.frame.status_path.exists():
+    if w.frame.has_ended():
         return True
     job = w.job()
     if job == "stopped":
         run.stop()
     elif job == "running":
         run.resume()
-    elif job == "gone" and not w.frame.status_path.exists():
+    elif job == "gone" and not w.frame.has_ended():
         return Ending(
             "lost",
             note=(
@@ -130,7 +129,7 @@ async def look(w: Watch) -> Ending | bool:
             ),
             reason="frame_gone",
         )
-    return w.frame.status_path.exists()
+    return w.frame.has_ended()
 
 
 async def conclude(w: Watch, gone: Gone | None) -> None:
@@ -159,11 +158,11 @@ async def conclude(w: Watch, gone: Gone | None) -> None:
         now = anyio.current_time()
         if shell_has_terminal(w, seen):
             back = now if back is None else back
-            if extract(frame, seen.lines).ended or now - back >= MARKER_GRACE:
+            if frame.extract(seen.lines).ended or now - back >= MARKER_GRACE:
                 break
         if now >= deadline:
             break
-    found = extract(frame, seen.lines)
+    found = frame.extract(seen.lines)
     status = frame.read_status() if status is None else status
     if status is None:
         status = found.status
@@ -203,8 +202,8 @@ async def watch(w: Watch) -> None:
     try:
         async with anyio.create_task_group() as group:
 
-            async def signalled() -> None:
-                await w.waiter.wait()
+            async def signalled(waiter: Process) -> None:
+                await waiter.wait()
                 group.cancel_scope.cancel()
 
             async def monitor() -> None:
@@ -223,22 +222,30 @@ async def watch(w: Watch) -> None:
                         group.cancel_scope.cancel()
                         return
 
-            group.start_soon(signalled)
+            if w.waiter is not None:
+                group.start_soon(signalled, w.waiter)
             group.start_soon(monitor)
-        await w.tmux.stop_client(w.waiter)
+        await stop(w)
         if not run.final:
             await conclude(w, gone)
     except Exception as fault:  # the run ends; the server and every other run go on
         run.end(fault_ending(run, fault))
     finally:
         with anyio.CancelScope(shield=True):
-            await w.tmux.stop_client(w.waiter)
+            await stop(w)
             if not run.final:  # muxport is shutting down
                 run.end(Ending("error", None, note="muxport stopped watching this run",
                                reason="shutdown"))
 
 
+async def stop(w: Watch) -> None:
+    if w.waiter is not None:
+        await w.tmux.stop_client(w.waiter)
+
+
 def fault_ending(run: Run, fault: Exception) -> Ending:
+    while isinstance(fault, ExceptionGroup):  # raised through the task group
+        fault = fault.exceptions[0]
     if isinstance(fault, ToolError):
         what, code = fault.message, fault.code
     else:

@@ -28,6 +28,7 @@ from typing import Literal, Protocol
 import anyio
 from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
 
+from muxport_execute.frame import Extracted
 from muxport_execute.line_state import PendingInput
 
 CAPACITY = 64
@@ -41,12 +42,20 @@ HOLDS_PANE: frozenset[str] = frozenset({"prepared", "dispatched", "started"})
 
 
 class RunFrame(Protocol):
-    """What a frame (the local file frame, or a typed one) gives the run and its watcher."""
+    """What a frame (the local file frame, or a typed one) gives the run and its watcher
+    (docs/run-outcomes.md, "Frames")."""
+
+    @property
+    def token(self) -> str:
+        """A string unique to this run that its typed line contains (to find its echo)."""
+        ...
 
     def typed_line(self, suppress_history: bool) -> str: ...
     def has_started(self) -> bool: ...
+    def has_ended(self) -> bool: ...
     def read_status(self) -> int | None: ...
     def cancel_start(self) -> bool: ...
+    def extract(self, capture: list[str]) -> Extracted: ...
     def remove(self) -> None: ...
 
 
