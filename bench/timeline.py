@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import anyio
-from muxport import transport
+from muxport._internal import transport
 from muxport.testing.clients import in_process_client
 from muxport.testing.server import TmuxServer
 

@@ -1,5 +1,5 @@
-"""list_panes marks the caller's pane (DESIGN §8): true for the pane the launcher runs in,
-false for the others, null outside tmux. The launcher runs INSIDE a pane of the test
+"""list_panes marks the caller's pane (docs/architecture.md): true for the pane the launcher runs
+in, false for the others, null outside tmux. The launcher runs INSIDE a pane of the test
 server, driven by a small MCP client script that writes what it saw to a file and then
 signals a tmux wait-for channel."""
 

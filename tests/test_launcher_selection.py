@@ -1,4 +1,5 @@
-"""tools/list equals the selection (DESIGN §3), through the installed launcher over real stdio."""
+"""tools/list equals the selection (docs/architecture.md), through the installed launcher
+over real stdio."""
 
 from __future__ import annotations
 

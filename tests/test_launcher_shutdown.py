@@ -1,4 +1,4 @@
-"""EOF on stdin ends the launcher cleanly (DESIGN §4): exit 0 within 1 s, tmux clients it
+"""EOF on stdin ends the launcher cleanly (docs/architecture.md): exit 0 within 1 s, tmux clients it
 started reaped, private files removed, the served server left running. Spoken to as raw
 JSON lines, the way any MCP client writes them."""
 
@@ -22,7 +22,7 @@ import tempfile
 import anyio
 from pydantic import Field
 
-from muxport import Args, Result, ToolContext, hookimpl, tool
+from muxport import READ, Args, Result, Toolbox, ToolContext, hookimpl, tool
 
 
 class HoldArgs(Args):
@@ -34,27 +34,32 @@ class Held(Result):
     pass
 
 
-@tool(title="Hold", reach="none", effects=["observe"], outputs=["tmux-metadata"],
-      secrets=False, untrusted=False)
-async def hold_client(ctx: ToolContext, args: HoldArgs) -> Held:
-    """Hold a tmux wait-for client and a private file until the server shuts down."""
-    fd, path = tempfile.mkstemp(prefix="hold-")
-    os.close(fd)
+class Hold(Toolbox):
+    """Private files that live until the server shuts down."""
 
-    async def remove() -> None:
-        os.unlink(path)
+    def __init__(self) -> None:
+        self.paths: list[str] = []
 
-    ctx.on_shutdown(remove)
-    process = await ctx.tmux.start_client("wait-for", "hold-" + os.urandom(8).hex())
-    await anyio.Path(args.pid_file).write_text(str(process.pid))
-    await ctx.tmux.run(("wait-for", "-S", args.ready))
-    await process.wait()
-    return Held()
+    async def aclose(self) -> None:
+        for path in self.paths:
+            os.unlink(path)
+
+    @tool(READ.replace(may_expose_secrets=False, may_return_untrusted_content=False), title="Hold")
+    async def hold_client(self, ctx: ToolContext, args: HoldArgs) -> Held:
+        """Hold a tmux wait-for client and a private file until the server shuts down."""
+        fd, path = tempfile.mkstemp(prefix="hold-")
+        os.close(fd)
+        self.paths.append(path)
+        process = await ctx.tmux.start_client("wait-for", "hold-" + os.urandom(8).hex())
+        await anyio.Path(args.pid_file).write_text(str(process.pid))
+        await ctx.tmux.run(("wait-for", "-S", args.ready))
+        await process.wait()
+        return Held()
 
 
 @hookimpl
 def register_tools(registry):
-    registry.add(hold_client)
+    registry.add(Hold)
 '''
 
 

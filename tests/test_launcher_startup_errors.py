@@ -1,4 +1,4 @@
-"""Every startup error of DESIGN §3-§4 exits non-zero with ONE clear line on stderr and never
+"""Every startup error (docs/architecture.md) exits non-zero with ONE clear line on stderr and never
 contacts tmux: the tmux binary is a wrapper that records each invocation, and the socket
 named is one whose server is absent (it must stay absent)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from muxport.errors import StartupError
-from muxport.selection import SelectionRequest, check_names
+from muxport._internal.errors import StartupError
+from muxport._internal.selection import SelectionRequest, check_names
 
 CASES = [
     ({"LIBTMUX_TOOLSETS": "inspect,"}, [], "LIBTMUX_TOOLSETS has an empty name"),

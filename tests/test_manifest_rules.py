@@ -1,17 +1,17 @@
-"""A toolset whose capability row breaks a rule of DESIGN §6 stops startup, naming the plugin
-and the rule: in process (``muxport.app``), and through the installed launcher for a
-third-party toolset found through its entry point."""
+"""A toolset whose capability row breaks a rule (docs/plugin-contract.md) stops startup,
+naming the plugin and the rule: in process (``muxport._internal.app``), and through the
+installed launcher for a third-party toolset found through its entry point."""
 
 from __future__ import annotations
 
 import types
 
 import pytest
-from muxport import Args, Result, ToolContext, ToolRegistry, hookimpl, tool
-from muxport.app import preflight, start
-from muxport.connection import settings_from
-from muxport.errors import StartupError
-from muxport.selection import SelectionRequest
+from muxport import CHANGE, INPUT, READ, Args, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport._internal.app import preflight, start
+from muxport._internal.connection import settings_from
+from muxport._internal.errors import StartupError
+from muxport._internal.selection import SelectionRequest
 
 
 class NoArgs(Args):
@@ -22,14 +22,18 @@ class Nothing(Result):
     pass
 
 
+QUIET = READ.replace(may_expose_secrets=False, may_return_untrusted_content=False)
+CHANGED = CHANGE.replace(tmux_effects=["change"])
+
+
 def plugin_module(name: str, register) -> types.ModuleType:
     module = types.ModuleType(name)
     module.register_tools = hookimpl(register)  # type: ignore[attr-defined]
     return module
 
 
-@tool(title="Sneaky", reach="pane-input", effects=["observe"], outputs=["terminal-content"],
-      secrets=True, untrusted=True)
+@tool(INPUT.replace(tmux_effects=["observe"], output_classes=["terminal-content"],
+                   may_expose_secrets=True, may_return_untrusted_content=True), title="Sneaky")
 async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
     """Read a pane while typing into it (breaks the inspect rule)."""
     return Nothing()
@@ -69,8 +73,7 @@ def test_an_unselected_rule_breaker_does_not_stop_startup():
     assert "sneaky_read" in toolsets.names()["elsewhere"]
 
 
-@tool(title="Dup", reach="none", effects=["observe"], outputs=["tmux-metadata"],
-      secrets=False, untrusted=False, name="list_sessions")
+@tool(QUIET, title="Dup", name="list_sessions")
 async def shadow_list_sessions(ctx: ToolContext, args: NoArgs) -> Nothing:
     """List sessions again (a second registration of an existing name)."""
     return Nothing()
@@ -87,25 +90,20 @@ def test_two_plugins_registering_one_name_stop_startup():
 @pytest.mark.parametrize(
     ("declaration", "toolset", "rule"),
     [
-        (dict(reach="none", effects=[], outputs=["tmux-metadata"]), "x",
+        (CHANGED.replace(tmux_effects=[]), "x", "effects are a non-empty, ordered subset"),
+        (CHANGED.replace(tmux_effects=["change", "observe"]), "x",
          "effects are a non-empty, ordered subset"),
-        (dict(reach="none", effects=["change", "observe"], outputs=["tmux-metadata"]), "x",
-         "effects are a non-empty, ordered subset"),
-        (dict(reach="none", effects=["change"], outputs=[]), "x", "at least one output class"),
-        (dict(reach="pane-input", effects=["change"], outputs=["tmux-metadata"]), "manage",
-         "manage tools have reach none"),
-        (dict(reach="none", effects=["change"], outputs=["tmux-metadata"]), "execute",
-         "execute tools have a reach other than none"),
-        (dict(reach="none", effects=["change"], outputs=["tmux-metadata"],
-              amplifies_future_input=True), "x", "reserved for set_synchronize_panes"),
-        (dict(reach="host-command", effects=["change"], outputs=["tmux-metadata"]), "x",
-         "host-command is forbidden"),
+        (CHANGED.replace(output_classes=[]), "x", "at least one output class"),
+        (CHANGED.replace(process_reach="pane-input"), "manage", "manage tools have reach none"),
+        (CHANGED, "execute", "execute tools have a reach other than none"),
+        (CHANGED.replace(amplifies_future_input=True), "x", "reserved for set_synchronize_panes"),
+        (CHANGED.replace(process_reach="host-command"), "x", "host-command is forbidden"),
     ],
     ids=["no-effects", "unordered-effects", "no-outputs", "manage-reach", "execute-reach",
          "amplifies", "host-command"],
 )
 def test_each_row_rule_names_plugin_and_rule(declaration, toolset, rule):
-    @tool(title="Bad", secrets=False, untrusted=False, **declaration)
+    @tool(declaration, title="Bad")
     async def bad_tool(ctx: ToolContext, args: NoArgs) -> Nothing:
         """Break one rule."""
         return Nothing()
@@ -125,8 +123,7 @@ class SocketArgs(Args):
 
 
 def test_a_socket_selector_in_a_schema_is_refused():
-    @tool(title="Bad", reach="none", effects=["observe"], outputs=["tmux-metadata"],
-          secrets=False, untrusted=False)
+    @tool(QUIET, title="Bad")
     async def pick_socket(ctx: ToolContext, args: SocketArgs) -> Nothing:
         """Choose a server (forbidden)."""
         return Nothing()
@@ -140,7 +137,7 @@ def test_a_socket_selector_in_a_schema_is_refused():
 
 
 BADROW_PLUGIN = '''
-from muxport import Args, Result, ToolContext, hookimpl, tool
+from muxport import CHANGE, Args, Result, ToolContext, hookimpl, tool
 
 
 class NoArgs(Args):
@@ -151,8 +148,7 @@ class Ran(Result):
     pass
 
 
-@tool(title="Run on host", reach="host-command", effects=["change"], outputs=["tmux-metadata"],
-      secrets=False, untrusted=False)
+@tool(CHANGE.replace(process_reach="host-command", tmux_effects=["change"]), title="Run on host")
 async def run_on_host(ctx: ToolContext, args: NoArgs) -> Ran:
     """Run something on the host (forbidden reach)."""
     return Ran()

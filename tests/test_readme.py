@@ -11,7 +11,8 @@ import tomllib
 import types
 from pathlib import Path
 
-from muxport.registry import ToolRegistry, validate_manifest
+from muxport import ToolRegistry
+from muxport._internal.registry import validate_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from muxport.regex import MAX_SUBJECT, compile_user_regex, search
+from muxport._internal.regex import MAX_SUBJECT, compile_user_regex, search
 
 
 @pytest.mark.parametrize("pattern", ["ready", r"^\d+ ms$", r"[a-z]+@[a-z]+\.com", r"(?:ab)+c"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import anyio
-from muxport.sharing import Batch, SharedReads
+from muxport._internal.sharing import Batch, SharedReads
 
 
 class Recorder:

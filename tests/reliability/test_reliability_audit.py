@@ -90,7 +90,7 @@ async def test_audit_to_stderr(tmux_server, shell_pane, sandbox):
 def test_new_audit_file_is_private_even_with_a_permissive_umask(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from muxport.audit import Audit
+    from muxport._internal.audit import Audit
 
     log = tmp_path / "new.jsonl"
     monkeypatch.setenv("LIBTMUX_AUDIT", str(log))

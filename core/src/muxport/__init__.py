@@ -1,13 +1,36 @@
 """muxport: serve a tmux server to any MCP client.
 
-Toolsets import everything they need from here and nothing from ``mcp``.
+This module is the whole API a toolset uses (docs/plugin-contract.md); everything
+under ``muxport._internal`` is private and may change. Tests use ``muxport.testing``.
 """
 
-from muxport.budgets import Bounded, clamp_lines, effective_timeout, keep_newest
-from muxport.caller import Caller
-from muxport.context import ToolContext
-from muxport.declare import ToolSpec, tool
-from muxport.errors import (
+from muxport._internal import VERSION
+from muxport._internal.budgets import (
+    MAX_CHARS,
+    MAX_LINES,
+    Bounded,
+    clamp_lines,
+    effective_timeout,
+    keep_newest,
+)
+from muxport._internal.caller import Caller
+from muxport._internal.context import ToolContext
+from muxport._internal.declare import (
+    CHANGE,
+    COMMAND,
+    DELETE,
+    INPUT,
+    READ,
+    SPAWN,
+    Capability,
+    Effect,
+    OutputClass,
+    Reach,
+    Toolbox,
+    ToolSpec,
+    tool,
+)
+from muxport._internal.errors import (
     InvalidArgument,
     NotFound,
     Refused,
@@ -15,10 +38,29 @@ from muxport.errors import (
     TmuxFailed,
     ToolError,
 )
-from muxport.hookspecs import hookimpl
-from muxport.objects import Pane, Session, Window
-from muxport.registry import ToolRegistry
-from muxport.targets import (
+from muxport._internal.hookspecs import hookimpl
+from muxport._internal.inputs import Cohort, check_input
+from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
+from muxport._internal.objects import (
+    END,
+    PANE_FIELDS,
+    SEP,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
+    Pane,
+    Session,
+    Window,
+    apply,
+    fmt,
+    parse,
+    parse_pane,
+    records,
+    scope,
+    unescape,
+)
+from muxport._internal.regex import compile_user_regex, search
+from muxport._internal.registry import ToolRegistry
+from muxport._internal.targets import (
     Args,
     MaxLines,
     PaneId,
@@ -27,40 +69,21 @@ from muxport.targets import (
     Timeout,
     WindowId,
     answer_dict,
+    exact_id,
 )
-from muxport.transport import Tmux, TmuxResult, literal
+from muxport._internal.transport import KINDS, Tmux, TmuxResult, classify, literal
+from muxport._internal.watch import Activity, watcher
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
-    "Args",
-    "Bounded",
-    "Caller",
-    "InvalidArgument",
-    "MaxLines",
-    "NotFound",
-    "Pane",
-    "PaneId",
-    "Refused",
-    "Result",
-    "ServerGone",
-    "Session",
-    "SessionId",
-    "Timeout",
-    "Tmux",
-    "TmuxFailed",
-    "TmuxResult",
-    "ToolContext",
-    "ToolError",
-    "ToolRegistry",
-    "ToolSpec",
-    "Window",
-    "WindowId",
-    "answer_dict",
-    "clamp_lines",
-    "effective_timeout",
-    "hookimpl",
-    "keep_newest",
-    "literal",
-    "tool",
+    "CHANGE", "COMMAND", "DELETE", "END", "INPUT", "KINDS", "MAX_CHARS", "MAX_LINES", "PANE_FIELDS",
+    "READ", "SEP", "SESSION_FIELDS", "SPAWN", "WINDOW_FIELDS", "Activity", "Args", "Bounded",
+    "Caller", "Capability", "Cohort", "Effect", "InvalidArgument", "MaxLines", "NotFound",
+    "OutputClass", "Pane", "PaneId", "PaneTitle", "Reach", "Refused", "Result", "ServerGone",
+    "Session", "SessionId", "SessionName", "StartDirectory", "Timeout", "Tmux", "TmuxFailed",
+    "TmuxResult", "ToolContext", "ToolError", "ToolRegistry", "ToolSpec", "Toolbox", "Window",
+    "WindowId", "WindowName", "answer_dict", "apply", "check_input", "clamp_lines", "classify",
+    "compile_user_regex", "effective_timeout", "exact_id", "fmt", "hookimpl", "keep_newest",
+    "literal", "parse", "parse_pane", "records", "scope", "search", "tool", "unescape", "watcher"
 ]

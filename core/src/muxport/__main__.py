@@ -1,5 +1,5 @@
 import sys
 
-from muxport.cli import main
+from muxport._internal.cli import main
 
 sys.exit(main())

@@ -1,11 +1,11 @@
-"""The input checks of DESIGN §8: caller, dead, modes, attended clients, synchronize-panes."""
+"""The input checks (docs/architecture.md, typing into panes): caller, dead, modes,
+attended clients, synchronize-panes."""
 
 from __future__ import annotations
 
 import pytest
-from muxport.context import ToolContext
-from muxport.errors import Refused
-from muxport.inputs import check_input
+from muxport import Refused, check_input
+from muxport.testing import tool_context
 
 MARK = "typed-$((6*7))"
 
@@ -128,7 +128,7 @@ async def test_synchronized_panes_form_the_cohort(mcp_client, tmux_server, shell
         assert sent.structured_content["resolved_pane_ids"] == [pane.pane_id, other]
         tmux_server.wait_for(f"sync-{pane.pane_id[1:]}")
         tmux_server.wait_for(f"sync-{other[1:]}")
-        ctx = ToolContext("run_shell_command", app.server.services)
+        ctx = tool_context(app, "run_shell_command")
         with pytest.raises(Refused) as framed:
             await check_input(ctx, pane.pane_id, exactly_one=True)
         assert framed.value.data["cohort"] == [pane.pane_id, other]

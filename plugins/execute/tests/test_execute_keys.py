@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import anyio
-from muxport.context import ToolContext
-from muxport.testing import tool_schema_errors
+from muxport.testing import tool_context, tool_schema_errors
 from muxport_execute.paste import PasteArgs, chunks, paste_text
+from muxport_execute.runs import RunTable
 
 
 async def call(client, tools, name, args):
@@ -111,8 +111,9 @@ async def test_cancelled_paste_leaves_no_buffer(mcp_client, tmux_server, shell_p
                 return result
 
             monkeypatch.setattr(tmux, "run", run_then_cancel)
-            ctx = ToolContext("paste_text", app.server.services)
-            await paste_text(ctx, PasteArgs(pane_id=pane.pane_id, text="echo never\n" * 3000))
+            ctx = tool_context(app, "paste_text")
+            text = "echo never\n" * 3000
+            await paste_text(RunTable(), ctx, PasteArgs(pane_id=pane.pane_id, text=text))
         assert scope.cancelled_caught
     assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith("muxport-paste-")
     assert tmux_server.buffers() == []

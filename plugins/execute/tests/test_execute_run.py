@@ -1,4 +1,4 @@
-"""run_shell_command and wait_for_run over real stdio (DESIGN §9, issue 4 acceptance)."""
+"""run_shell_command and wait_for_run over real stdio (docs/runs-and-waits.md)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from mcp.shared.exceptions import MCPError
-from muxport.testing import tool_schema_errors
+from muxport.testing import MCPError, tool_schema_errors
 
 QUOTING = (
     "x=$(printf '%s' \"it's\")\n"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from muxport import InvalidArgument
-from muxport.caller import Caller
-from muxport.context import Services, ToolContext
+from muxport.testing import tool_context
 from muxport_inspect.cursors import Signer, find_anchor, issue, line_hash
 from muxport_inspect.looking import Look, look, step
 
@@ -65,7 +64,7 @@ async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
         "display-message": "3\x1f2\x1f5\x1f99\x1f0\x1f$1\x1e\n",
         "capture-pane": "h1\nh2\nh3\nrow0\nrow1\n$ par\n\n\n",
     }
-    ctx = ToolContext("capture_since", Services(fake_tmux, Caller("outside")))
+    ctx = tool_context(fake_tmux, "capture_since")
     seen = await look(ctx, "%4", 10)
     assert seen.finished == ["h1", "h2", "h3", "row0", "row1"]
     assert seen.cursor_line == "$ par" and seen.below == ["", ""]

@@ -1,4 +1,4 @@
-"""capture_since and wait_for_text against real tmux and real shells (DESIGN §10).
+"""capture_since and wait_for_text against real tmux and real shells (docs/runs-and-waits.md).
 
 Waits are armed before text is printed by either of two signals, never a sleep:
 a cursor from capture_since taken first (text after it counts as new), or the
@@ -13,9 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.shared.exceptions import MCPError
-from muxport.testing import tool_schema_errors
-from muxport.watch import STATE_KEY
+from muxport.testing import MCPError, tool_schema_errors
 
 WAIT_BOUND = 15.0
 
@@ -291,7 +289,7 @@ async def test_many_waits_share_one_client_and_cancel_cleanly(mcp_client, shell_
                 "wait_for_text", {"pane_id": pane.pane_id, "timeout": 60}, read_timeout_seconds=0.5
             )
         await until(lambda: tmux_server.clients() == [], "the cancelled wait's client to stop")
-        registry = app.server.services.state[STATE_KEY]
+        registry = app.server.services.feeds
         await until(
             lambda: registry.feeds == {} and len(asyncio.all_tasks()) <= tasks_before,
             "the cancelled wait's tasks to end",

@@ -45,7 +45,7 @@ async def test_layout_abbreviations_and_saved_strings(mcp_client, shell_pane, tm
             await call(client, "select_layout", window_id=pane.window_id, layout="even")
         )
         assert "even-horizontal or even-vertical" in ambiguous
-        # Names that crash tmux 3.3a (tmux-facts §8) never reach it.
+        # Names that crash tmux 3.3a (docs/tmux-facts.md, layouts) never reach it.
         for crasher in ("main", "m", "x", "zzz", "tiledx", "next", " "):
             text = error_text(
                 await call(client, "select_layout", window_id=pane.window_id, layout=crasher)

@@ -7,19 +7,22 @@ project that installs muxport gets them.
 
 from muxport.testing.clients import (
     CheckedCalls,
+    MCPError,
     in_process_client,
     stdio_client,
     tool_schema_errors,
 )
-from muxport.testing.fake import FakeTmux
+from muxport.testing.fake import FakeTmux, tool_context
 from muxport.testing.server import ShellPane, TmuxServer
 
 __all__ = [
     "CheckedCalls",
     "FakeTmux",
+    "MCPError",
     "ShellPane",
     "TmuxServer",
     "in_process_client",
     "stdio_client",
+    "tool_context",
     "tool_schema_errors",
 ]

@@ -1,6 +1,6 @@
 """MCP clients for tests: in process, and over real stdio through the installed launcher.
 
-The test kit is the one place besides ``muxport.server`` that imports ``mcp``: it is a
+The test kit is the one place besides ``muxport._internal.server`` that imports ``mcp``: it is a
 client, and toolset tests use it through these helpers only.
 """
 
@@ -19,10 +19,13 @@ import anyio
 import jsonschema  # type: ignore[import-untyped]
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client as _stdio_transport
+from mcp.shared.exceptions import MCPError
 
-from muxport.app import App, start
-from muxport.connection import settings_from
-from muxport.selection import parse_request
+from muxport._internal.app import App, start
+from muxport._internal.connection import settings_from
+from muxport._internal.selection import parse_request
+
+__all__ = ["CheckedCalls", "MCPError", "in_process_client", "stdio_client", "tool_schema_errors"]
 
 
 def launcher() -> str:

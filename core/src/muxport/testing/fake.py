@@ -1,10 +1,13 @@
-"""A fake transport for unit tests of pure logic: records argv, answers from a script."""
+"""A fake transport for unit tests of pure logic (records argv, answers from a script),
+and ``tool_context`` for calling a tool function directly."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from muxport.transport import Tmux, TmuxResult
+from muxport import Caller, Tmux, TmuxResult, ToolContext
+from muxport._internal.app import App
+from muxport._internal.context import Services
 
 
 class FakeTmux(Tmux):
@@ -19,3 +22,16 @@ class FakeTmux(Tmux):
         self.calls.append(tuple(tuple(c) for c in commands))
         out = "".join(self.answers.get(c[0], "") for c in commands)
         return TmuxResult(0, out, "")
+
+
+def tool_context(
+    source: Tmux | App, tool: str = "test", caller: Caller | None = None
+) -> ToolContext:
+    """The context a tool function gets, for calling it (or a helper) directly.
+
+    ``source`` is a transport (``fake_tmux``; the caller defaults to "outside tmux"), or
+    the app of an in-process client, whose server state the call then shares.
+    """
+    if isinstance(source, App):
+        return ToolContext(tool, source.server.services)
+    return ToolContext(tool, Services(source, caller or Caller("outside")))

@@ -6,7 +6,7 @@ answer bases, the exact-id type and the transport on the context.
 
 from __future__ import annotations
 
-from muxport import Args, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport import CHANGE, Args, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
 
 
 class ShowClockArgs(Args):
@@ -19,14 +19,9 @@ class ClockShown(Result):
     mode: str
 
 
-@tool(
-    title="Show clock",
-    reach="none",
-    effects=["change"],
-    outputs=["tmux-metadata"],
-    secrets=False,
-    untrusted=False,
-)
+# CHANGE with only the "change" effect: the answer is read back, but nothing is observed
+# beyond the pane the tool changed.
+@tool(CHANGE.replace(tmux_effects=["change"]), title="Show clock")
 async def show_clock(ctx: ToolContext, args: ShowClockArgs) -> ClockShown:
     """Put one pane into tmux's clock mode (a big clock until a key is pressed in it).
 

@@ -1,4 +1,4 @@
-"""The execute toolset (its tools arrive with their issue)."""
+"""The execute toolset: make panes, send them input, run shell commands in them."""
 
 from typing import Any
 
@@ -6,13 +6,17 @@ from muxport import ToolRegistry, hookimpl
 
 from muxport_execute import create, keys, panes, paste, reach, run_tools, sync
 
-INPUT_AND_CREATE_TOOLS = [*create.TOOLS, *panes.TOOLS, *keys.TOOLS, *paste.TOOLS, *sync.TOOLS]
-
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    for func in [*INPUT_AND_CREATE_TOOLS, *run_tools.TOOLS]:
-        registry.add(func)
+    registry.add(
+        *create.TOOLS,
+        *panes.TOOLS,
+        *keys.TOOLS,
+        *paste.TOOLS,
+        *sync.TOOLS,
+        *run_tools.TOOLS,
+    )
 
 
 @hookimpl

@@ -9,14 +9,28 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import Args, Result, Session, SessionId, ToolContext, Window, literal, objects, tool
-from muxport.errors import InvalidArgument, TmuxFailed
+from muxport import (
+    SESSION_FIELDS,
+    SPAWN,
+    WINDOW_FIELDS,
+    Args,
+    InvalidArgument,
+    Result,
+    Session,
+    SessionId,
+    TmuxFailed,
+    ToolContext,
+    Window,
+    fmt,
+    literal,
+    parse,
+    records,
+    tool,
+)
 from pydantic import Field, model_validator
 
 from muxport_execute.naming import SessionName, StartDirectory, WindowName, checked_directory
 
-CREATE = dict(reach="configured-process", effects=["observe", "change"], outputs=["tmux-metadata"],
-              secrets=False, untrusted=True)
 IDS = {"window_id": "window_id", "pane_id": "pane_id"}
 
 
@@ -43,20 +57,20 @@ def named(flag: str, value: str | None) -> list[str]:
     return [flag, literal(value)] if value is not None else []
 
 
-LITERAL = "double-hash-once"
+LITERAL: Literal["double-hash-once"] = "double-hash-once"
 SESSION_LITERAL = dict.fromkeys(("session_name", "window_name", "start_directory"), LITERAL)
 WINDOW_LITERAL = dict.fromkeys(("window_name", "start_directory"), LITERAL)
 
 
-@tool(title="Create session", literalization=SESSION_LITERAL, **CREATE)  # type: ignore[arg-type]
+@tool(SPAWN, title="Create session", input_literalization=SESSION_LITERAL)
 async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCreated:
     """Create a detached session whose first pane runs the configured shell; names kept literally.
 
     No command or environment is accepted. Starts the tmux server if none is running.
     """
     directory = await checked_directory(args.start_directory)
-    fields = {**objects.SESSION_FIELDS, **IDS}
-    command = ["new-session", "-d", "-P", "-F", objects.fmt(fields)]
+    fields = {**SESSION_FIELDS, **IDS}
+    command = ["new-session", "-d", "-P", "-F", fmt(fields)]
     command += named("-s", args.session_name) + named("-n", args.window_name)
     command += named("-c", directory)
     if args.width is not None and args.height is not None:
@@ -70,7 +84,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCr
                 "session_name (list_sessions shows the names in use)"
             ) from None
         raise
-    return objects.parse(SessionCreated, fields, objects.records(out.stdout)[0])
+    return parse(SessionCreated, fields, records(out.stdout)[0])
 
 
 class CreateWindowArgs(Args):
@@ -88,22 +102,22 @@ class WindowCreated(Window, Result):
     pane_id: str
 
 
-@tool(title="Create window", literalization=WINDOW_LITERAL, **CREATE)  # type: ignore[arg-type]
+@tool(SPAWN, title="Create window", input_literalization=WINDOW_LITERAL)
 async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreated:
     """Create a window in a session running the configured shell; not made current unless attach.
 
     No command or environment is accepted; the name is kept literally.
     """
     directory = await checked_directory(args.start_directory)
-    fields = {**objects.WINDOW_FIELDS, "pane_id": "pane_id"}
-    command = ["new-window", "-P", "-F", objects.fmt(fields), "-t", f"{args.session_id}:"]
+    fields = {**WINDOW_FIELDS, "pane_id": "pane_id"}
+    command = ["new-window", "-P", "-F", fmt(fields), "-t", f"{args.session_id}:"]
     if not args.attach:
         command.append("-d")
     if args.direction:
         command.append("-a" if args.direction == "after" else "-b")
     command += named("-n", args.window_name) + named("-c", directory)
     out = await ctx.tmux.run(command)
-    return objects.parse(WindowCreated, fields, objects.records(out.stdout)[0])
+    return parse(WindowCreated, fields, records(out.stdout)[0])
 
 
 TOOLS = [create_session, create_window]

@@ -1,17 +1,17 @@
-"""send_keys and send_keys_batch: key names and literal text, each send checked (DESIGN §8)."""
+"""send_keys and send_keys_batch: key names and literal text, each send checked
+(docs/architecture.md, typing into panes)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from muxport import Args, PaneId, Result, ToolContext, tool
-from muxport.errors import Refused, ToolError
-from muxport.inputs import check_input
+from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, check_input, tool
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
+
+from muxport_execute.runs import RunTable
 
 # tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
 MAX_KEY_BYTES = 12_000
-INPUT = dict(reach="pane-input", effects=["observe", "change"], outputs=["tmux-metadata"])
 
 Key = Annotated[str, Field(min_length=1, max_length=4096)]
 KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 4096}
@@ -71,9 +71,11 @@ def send_commands(args: KeysArgs) -> list[tuple[str, ...]]:
     return commands
 
 
-async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     cohort = await check_input(ctx, args.pane_id)
     await ctx.tmux.run(*send_commands(args))
+    for pane_id in cohort.pane_ids:  # a run clears this server's own text first
+        runs.pending.typed(pane_id, args.keys, args.literal, args.enter)
     return KeysSent(
         pane_id=args.pane_id,
         sent=len(args.keys) + int(args.enter),
@@ -81,14 +83,14 @@ async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
     )
 
 
-@tool(title="Send keys", secrets=False, untrusted=False, **INPUT)  # type: ignore[arg-type]
-async def send_keys(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+@tool(INPUT, title="Send keys")
+async def send_keys(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
 
     Refused, with nothing typed, when any receiving pane is the caller, dead, input-disabled,
     in copy mode or attended; with synchronize-panes on, every receiving pane is listed.
     """
-    return await send(ctx, args)
+    return await send(runs, ctx, args)
 
 
 class BatchArgs(Args):
@@ -114,8 +116,8 @@ class BatchResult(Result):
     results: list[RowResult]
 
 
-@tool(title="Send keys to several panes", secrets=False, untrusted=True, **INPUT)  # type: ignore[arg-type]
-async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
+@tool(INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes")
+async def send_keys_batch(runs: RunTable, ctx: ToolContext, args: BatchArgs) -> BatchResult:
     """Send several send_keys rows in order, each freshly input-checked; stop or go on at errors."""
     if not ctx.is_selected("send_keys"):
         raise Refused(
@@ -126,7 +128,7 @@ async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
     stopped_at = None
     for index, row in enumerate(args.operations):
         try:
-            sent = await send(ctx, row)
+            sent = await send(runs, ctx, row)
         except ToolError as failure:
             results.append(RowResult(
                 index=index, pane_id=row.pane_id, success=False,

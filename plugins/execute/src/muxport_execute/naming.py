@@ -7,8 +7,7 @@ tmux format-expands ``-s``, ``-n`` and ``-c`` values, so every one is passed thr
 from __future__ import annotations
 
 import anyio
-from muxport.errors import InvalidArgument
-from muxport.names import SessionName, StartDirectory, WindowName
+from muxport import InvalidArgument, SessionName, StartDirectory, WindowName
 
 __all__ = ["SessionName", "StartDirectory", "WindowName", "checked_directory"]
 

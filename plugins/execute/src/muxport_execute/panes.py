@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import Args, Pane, PaneId, Result, ToolContext, literal, objects, tool
-from muxport.errors import Refused
+from muxport import (
+    PANE_FIELDS,
+    SPAWN,
+    Args,
+    Pane,
+    PaneId,
+    Refused,
+    Result,
+    ToolContext,
+    fmt,
+    literal,
+    parse_pane,
+    records,
+    tool,
+)
 from pydantic import Field
 
 from muxport_execute.naming import StartDirectory, checked_directory
@@ -26,9 +39,7 @@ class PaneCreated(Pane, Result):
     pass
 
 
-@tool(title="Split window", reach="configured-process", effects=["observe", "change"],
-      outputs=["tmux-metadata"], secrets=False, untrusted=True,
-      literalization={"start_directory": "double-hash-once"})
+@tool(SPAWN, title="Split window", input_literalization={"start_directory": "double-hash-once"})
 async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
     """Split a pane to make a new pane running tmux's configured shell; focus stays where it was.
 
@@ -36,12 +47,12 @@ async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
     where an attached person's keystrokes land.
     """
     directory = await checked_directory(args.start_directory)
-    command = ["split-window", "-d", "-P", "-F", objects.fmt(objects.PANE_FIELDS),
+    command = ["split-window", "-d", "-P", "-F", fmt(PANE_FIELDS),
                "-t", args.pane_id, *SPLIT[args.direction], "-l", f"{args.percent}%"]
     if directory is not None:
         command += ["-c", literal(directory)]
     out = await ctx.tmux.run(command)
-    pane = objects.parse_pane(objects.records(out.stdout)[0], ctx.caller)
+    pane = parse_pane(records(out.stdout)[0], ctx.caller)
     return PaneCreated(**pane.model_dump())
 
 
@@ -55,9 +66,12 @@ class Respawned(Result):
     restarted: bool
 
 
-@tool(title="Respawn pane", reach="configured-process", effects=["observe", "change", "delete"],
-      outputs=["tmux-metadata"], secrets=False, untrusted=False,
-      literalization={"start_directory": "double-hash-once"})
+RESPAWN = SPAWN.replace(
+    tmux_effects=["observe", "change", "delete"], may_return_untrusted_content=False
+)
+
+
+@tool(RESPAWN, title="Respawn pane", input_literalization={"start_directory": "double-hash-once"})
 async def respawn_pane(ctx: ToolContext, args: RespawnArgs) -> Respawned:
     """Restart a pane's process (killing the running one), e.g. to revive a dead pane.
 

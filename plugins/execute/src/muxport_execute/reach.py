@@ -14,10 +14,10 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from muxport.errors import Refused
+from muxport import Refused
 
 from muxport_execute.frame import is_posix_shell
-from muxport_execute.run_watch import foreground_group
+from muxport_execute.procs import foreground_group
 from muxport_execute.typed_frame import CARRIERS, MAX_TYPED, Kind, is_carrier
 
 FrameName = Literal["local", "typed"]

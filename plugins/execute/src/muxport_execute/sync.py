@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport import Args, Result, ToolContext, WindowId, tool
+from muxport import CHANGE, Args, Result, ToolContext, WindowId, tool
 from pydantic import Field
 
 
@@ -19,8 +19,8 @@ class SyncSet(Result):
     )
 
 
-@tool(title="Set synchronize-panes", reach="none", effects=["change"], outputs=["tmux-metadata"],
-      secrets=False, untrusted=False, amplifies_future_input=True)
+@tool(CHANGE.replace(tmux_effects=["change"], amplifies_future_input=True),
+      title="Set synchronize-panes")
 async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
     """Turn a window's synchronize-panes on or off, so later keys reach all its panes or one.
 

@@ -36,7 +36,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport.errors import InvalidArgument
+from muxport import InvalidArgument
 
 Kind = Literal["posix", "fish"]
 # A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at

@@ -12,21 +12,19 @@ once a shell has answered it within ``PROBE_BOUND``.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from muxport import ToolContext
-from muxport.errors import ToolError
-from muxport.inputs import check_input
-from muxport.watch import watcher
+from muxport import ToolContext, ToolError, check_input, watcher
 
-from muxport_execute.frame import extract
+from muxport_execute.frame import Extracted, extract
 from muxport_execute.input_wait import View, echo_off
+from muxport_execute.pane_view import Observation, observe
 from muxport_execute.reach import Reach
-from muxport_execute.run_watch import Observation, gone_note, observe
-from muxport_execute.runs import Run
+from muxport_execute.run_watch import fault_ending, gone_note
+from muxport_execute.runs import Ending, Run
 from muxport_execute.typed_frame import Kind, TypedFrame, new_typed_frame, probed_kind
 
 PROBE_BOUND = 5.0
@@ -34,6 +32,43 @@ START_BOUND = 5.0
 LOOK_GAP = 0.01  # at most one capture per LOOK_GAP while output streams
 SHOWN = 5  # lines of the pane quoted in a not_started note
 T = TypeVar("T")
+
+
+@dataclass
+class TypedRun:
+    """A typed frame as the run sees it (runs.RunFrame): what it knows comes from the
+    pane's output, which the watcher below reads."""
+
+    frame: TypedFrame
+    command: str
+    started: bool = False
+    status: int | None = None
+    ended: bool = False
+
+    @property
+    def token(self) -> str:
+        return self.frame.nonce[:16]  # the typed line holds it (the nonce's first half)
+
+    def typed_line(self, suppress_history: bool) -> str:
+        return self.frame.typed_line(self.command, suppress_history)
+
+    def has_started(self) -> bool:
+        return self.started
+
+    def has_ended(self) -> bool:
+        return self.ended
+
+    def read_status(self) -> int | None:
+        return self.status
+
+    def cancel_start(self) -> bool:
+        return False  # typed text cannot be taken back
+
+    def extract(self, capture: list[str]) -> Extracted:
+        return extract(self.frame, capture)
+
+    def remove(self) -> None:
+        pass  # nothing was written anywhere
 
 
 def shown(lines: list[str]) -> list[str]:
@@ -102,27 +137,26 @@ def not_started_note(pane_id: str, what: str, lines: list[str]) -> str:
     )
 
 
-async def watch_typed(
-    ctx: ToolContext, run: Run, frame: TypedFrame, pane_pid: str, session_id: str
-) -> None:
+async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str,
+                      session_id: str) -> None:
     """Background task: follow a dispatched typed run until its end marker (or the end)."""
-    started = False
 
     def progress(seen: Observation) -> bool | None:
-        nonlocal started
-        found = extract(frame, seen.lines)
-        started = started or found.started
+        found = typed.extract(seen.lines)
+        if found.started and not typed.started:
+            typed.started = True
+            run.start()
         if found.ended:
+            typed.ended, typed.status = True, found.status
             return True
-        if not started and anyio.current_time() - typed_at > START_BOUND:
+        if not typed.started and run.elapsed() > START_BOUND:
             return False
         return None
 
-    typed_at = anyio.current_time()
     try:
         ended, seen = await look_until(ctx, run.pane_id, pane_pid, session_id, progress, None)
         if seen.state == "pane_gone" or seen.state == "server_gone":
-            run.finish(seen.state, [], False, True, None, gone_note(seen.state, run))
+            run.end(Ending(seen.state, None, note=gone_note(seen.state, run)))
         elif ended is False:
             note = not_started_note(
                 run.pane_id,
@@ -130,9 +164,10 @@ async def watch_typed(
                 "run the line: still busy, a program that is not a shell, or a half-typed line)",
                 shown(seen.lines),
             )
-            run.finish("not_started", [], False, False, None, note)
+            run.end(Ending("not_started", note=note, reason="no_start_marker",
+                           pane_lines=shown(seen.lines)))
         else:
-            found = extract(frame, seen.lines)
+            found = typed.extract(seen.lines)
             note = None
             if not found.started:
                 note = (
@@ -140,14 +175,19 @@ async def watch_typed(
                     "history, or the pane was cleared): these are the newest lines it still "
                     "holds; redirect to a file (cmd > out.txt) to keep everything"
                 )
-            run.finish("completed", found.lines, found.started, not found.started,
-                       found.status, note)
-    except ToolError as error:
-        run.finish("completed", [], False, True, None,
-                   f"the run's output could not be read: {error.message}")
+            run.end(Ending("completed", found.status, found.lines, found.started,
+                           not found.started, note))
+    except Exception as fault:  # the run ends; the server and every other run go on
+        run.end(fault_ending(run, fault))
     finally:
-        if not run.done.is_set():  # muxport is shutting down
-            run.finish("completed", [], False, True, None, "muxport stopped watching this run")
+        if not run.final:  # muxport is shutting down
+            run.end(Ending("error", None, note="muxport stopped watching this run",
+                           reason="shutdown"))
+
+
+def _not_started(run: Run, reason: str, what: str, lines: list[str]) -> None:
+    note = not_started_note(run.pane_id, what, lines)
+    run.end(Ending("not_started", note=note, reason=reason, pane_lines=lines))
 
 
 async def dispatch(
@@ -160,7 +200,8 @@ async def dispatch(
     shell_group: int | None,
 ) -> None:
     """Type the run's frame (after the probe, where the far shell is unknown) and start
-    watching it; a probe nobody answered finishes the run ``not_started``."""
+    watching it; where nothing should be typed, or no shell answered the probe, the run
+    ends ``not_started``."""
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", run.pane_id, "#{alternate_on} #{session_id} #{pane_tty}")
     )
@@ -169,45 +210,34 @@ async def dispatch(
     kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
     for each in kinds:
         dataclasses.replace(frame, kind=each).typed_line(command, suppress_history)  # length
-    run.typed = frame
+    typed = TypedRun(frame, command)
+    run.frame, run.frame_name = typed, "typed"
     if reach.kind is None:
         if alternate == "1":
-            note = not_started_note(
-                run.pane_id,
+            return _not_started(
+                run, "full_screen",
                 "the pane shows a full-screen program (alternate screen) on the far side of "
-                f"{reach.carrier}, not a shell prompt: nothing was typed",
-                [],
+                f"{reach.carrier}, not a shell prompt: nothing was typed", [],
             )
-            run.finish("not_started", [], False, False, None, note)
-            return
         if echo_off(tty):
-            note = not_started_note(
-                run.pane_id,
+            return _not_started(
+                run, "secret_prompt",
                 "the pane's terminal reads a line with echo off (the carrier asks for a "
-                "password or passphrase): nothing was typed",
-                [],
+                "password or passphrase; ask the user to type it): nothing was typed", [],
             )
-            run.finish("not_started", [], False, False, None, note)
-            return
         kind, lines = await probe(ctx, run.pane_id, pane_pid, session_id)
         if kind is None:
-            note = not_started_note(
-                run.pane_id,
+            return _not_started(
+                run, "no_shell_answer",
                 f"no shell answered the probe line within {PROBE_BOUND:g}s (the far side may "
-                "still be connecting, ask for a password, or run a program)",
-                lines,
+                "still be connecting, ask for a password, or run a program)", lines,
             )
-            run.finish("not_started", [], False, False, None, note)
-            return
-        frame = dataclasses.replace(frame, kind=kind)
-        run.typed = frame
+        typed.frame = dataclasses.replace(frame, kind=kind)
     await check_input(ctx, run.pane_id, exactly_one=True)  # again, right before dispatch
-    await type_line(ctx, run.pane_id, frame.typed_line(command, suppress_history))
-    run.started = time.monotonic()
-    run.dispatched = True
+    await type_line(ctx, run.pane_id, typed.typed_line(suppress_history))
+    run.dispatch()
     if reach.local_view and pane_pid.isdigit():
         run.view = View(int(pane_pid), shell_group, tty)
-    typed = frame
 
     async def follow() -> None:
         await watch_typed(ctx, run, typed, pane_pid, session_id)

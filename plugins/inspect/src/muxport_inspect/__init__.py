@@ -17,7 +17,14 @@ from muxport_inspect import (
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    for func in [*listings.TOOLS, *info.TOOLS, *screen.TOOLS, *search.TOOLS, *config.TOOLS,
-                 *environment.TOOLS, *hooks.TOOLS, *batch.TOOLS,
-                 *watching.TOOLS]:
-        registry.add(func)
+    registry.add(
+        *listings.TOOLS,
+        *info.TOOLS,
+        *screen.TOOLS,
+        *search.TOOLS,
+        *config.TOOLS,
+        *environment.TOOLS,
+        *hooks.TOOLS,
+        *batch.TOOLS,
+        *watching.TOOLS,
+    )

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, cast
 
-from muxport import Args, Result, ToolContext, ToolError, ToolSpec, answer_dict, tool
+from muxport import READ, Args, Result, ToolContext, ToolError, ToolSpec, answer_dict, tool
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema, create_model
 
 log = logging.getLogger(__name__)
@@ -154,12 +154,10 @@ def size(value: Any) -> int:
 
 
 @tool(
+    READ.replace(output_classes=[
+        "tmux-metadata", "terminal-content", "process-environment", "configured-command"
+    ]),
     title="Call read tools batch",
-    reach="none",
-    effects=["observe"],
-    outputs=["tmux-metadata", "terminal-content", "process-environment", "configured-command"],
-    secrets=True,
-    untrusted=True,
     nested_authority=NESTED,
     args_factory=batch_args,
 )
@@ -175,7 +173,9 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
     for index, operation in enumerate(args.operations):
         name = operation.tool
         try:
-            answer = answer_dict(await ctx.call_nested(name, operation.arguments))  # type: ignore[arg-type]
+            # the served model (batch_args) holds the tool's own argument model here
+            arguments = cast(BaseModel, operation.arguments)
+            answer = answer_dict(await ctx.call_nested(name, arguments))
             row = Row(
                 index=index,
                 tool=name,

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from muxport import KINDS, READ, InvalidArgument, classify, exact_id
 
-from muxport import InvalidArgument
-from muxport.targets import exact_id
-
-# Every inspect tool observes only; outputs differ per tool (DESIGN §6, reference table).
-OBSERVE: dict[str, Any] = dict(reach="none", effects=["observe"], secrets=True, untrusted=True)
-METADATA: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata"])
-SCREEN: dict[str, Any] = dict(OBSERVE, outputs=["terminal-content", "tmux-metadata"])
-CONFIGURED: dict[str, Any] = dict(OBSERVE, outputs=["tmux-metadata", "configured-command"])
+# Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
+METADATA = READ
+SCREEN = READ.replace(output_classes=["terminal-content", "tmux-metadata"])
+CONFIGURED = READ.replace(output_classes=["tmux-metadata", "configured-command"])
 
 
-TARGETS = {
-    "session": ("$", "list_sessions"),
-    "window": ("@", "list_windows"),
-    "pane": ("%", "list_panes"),
-}
+TARGETS = KINDS  # scope -> (id prefix, listing tool)
 
 
 def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
@@ -50,5 +42,4 @@ def utf8_len(text: str) -> int:
 
 
 def target_missing(stderr: str) -> bool:
-    # "no current target": the server has no session left, so no target exists
-    return "no such" in stderr or "can't find" in stderr or "no current target" in stderr
+    return classify(stderr) == "missing"

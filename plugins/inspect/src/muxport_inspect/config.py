@@ -10,8 +10,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Literal
 
-from muxport import Args, InvalidArgument, PaneId, Result, ToolContext, tool
-from muxport.budgets import MAX_CHARS
+from muxport import MAX_CHARS, Args, InvalidArgument, PaneId, Result, ToolContext, tool
 from pydantic import BeforeValidator, Field
 
 from muxport_inspect.common import (
@@ -38,7 +37,8 @@ class Variables(Result):
     values: dict[str, str] = Field(description="name -> value; unknown names give an empty string")
 
 
-@tool(title="Get tmux variables", literalization={"names": "validated-variable-name"}, **CONFIGURED)
+@tool(CONFIGURED, title="Get tmux variables",
+      input_literalization={"names": "validated-variable-name"})
 async def get_tmux_variables(ctx: ToolContext, args: VariablesArgs) -> Variables:
     """Read named tmux format variables (e.g. pane_current_command); no free-form formats."""
     sep = f"\x1f{secrets.token_hex(6)}\x1f"
@@ -127,7 +127,7 @@ def not_set(args: OptionArgs, target: str | None, note: str | None) -> OptionVal
     )
 
 
-@tool(title="Show option", **CONFIGURED)
+@tool(CONFIGURED, title="Show option")
 async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
     """Read one tmux option at server, session, window or pane scope: value, set, inherited."""
     target = scoped_target(args.scope, args.target, "show_option")

@@ -1,4 +1,4 @@
-"""Watch cursors (DESIGN §10): where a reader left a pane, as an opaque signed string.
+"""Watch cursors (docs/runs-and-waits.md): where a reader left a pane, as an opaque signed string.
 
 A cursor remembers the pane, the pane's process (a respawned pane has a new one),
 the absolute row of the pane's cursor line when it was issued (``mark``: history
@@ -6,7 +6,7 @@ size + cursor row) and hashes of the last finished lines delivered (the anchor).
 The next look finds the anchor again in the pane's lines and delivers what follows
 it; when the anchor is gone (cleared pane, history outran the reader) the answer is
 discontinuous instead of stitching unrelated screens. The signature (HMAC with a key
-made once per process) keeps clients from forging or editing positions.
+made once per server) keeps clients from forging or editing positions.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from muxport import InvalidArgument, ToolContext
+from muxport import InvalidArgument, Toolbox
 
 ANCHOR_LINES = 4
-KEY_STATE = "muxport.inspect.cursor_key"
 OMIT = "omit the cursor to take a new baseline (capture_since or wait_for_text without cursor)"
 
 
@@ -49,8 +48,8 @@ def issue(
     )
 
 
-class Signer:
-    """Signs and checks cursors with a key that lives as long as this process."""
+class Signer(Toolbox):
+    """Signs and checks cursors with a key that lives as long as this server."""
 
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key or secrets.token_bytes(32)
@@ -101,10 +100,6 @@ class Signer:
                 code="stale_cursor",
             )
         return state
-
-
-def signer(ctx: ToolContext) -> Signer:
-    return ctx.state(KEY_STATE, Signer)
 
 
 def find_anchor(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from muxport import Args, Result, SessionId, ToolContext, tool
-from muxport.budgets import MAX_CHARS
+from muxport import MAX_CHARS, READ, Args, Result, SessionId, ToolContext, tool
 from pydantic import Field, model_validator
 
-from muxport_inspect.common import OBSERVE, target_missing
+from muxport_inspect.common import target_missing
 from muxport_inspect.listings import session_by_name
 
 
@@ -36,7 +35,7 @@ ENV_ENTRY = re.compile(r'unset ([^;\n]*);\n|([^=\n]*)="((?:[^"\\]|\\.)*)"; expor
 SHELL_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
-@tool(title="Show environment", outputs=["process-environment"], **OBSERVE)
+@tool(READ.replace(output_classes=["process-environment"]), title="Show environment")
 async def show_environment(ctx: ToolContext, args: EnvironmentArgs) -> Environment:
     """Read a session's environment (or the global one): variables and removed names."""
     session_id = args.session_id

@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from muxport import (
+    END,
+    PANE_FIELDS,
+    SEP,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
     Args,
     Pane,
     PaneId,
@@ -14,10 +19,13 @@ from muxport import (
     ToolContext,
     Window,
     WindowId,
-    objects,
+    fmt,
+    parse,
+    parse_pane,
+    records,
     tool,
+    unescape,
 )
-from muxport.objects import SEP, fmt, parse, parse_pane, records
 from pydantic import BaseModel, BeforeValidator, Field
 
 from muxport_inspect.common import METADATA
@@ -56,17 +64,17 @@ CLIENT_FIELDS = {
 }
 
 
-@tool(title="Get server info", **METADATA)
+@tool(METADATA, title="Get server info")
 async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
     """Describe the served tmux server: version, pid, socket, counts, clients, caller relation."""
     relation = ctx.caller.relation
     inside = None if relation == "unknown" else relation == "inside"
     try:
         out = await ctx.tmux.run(
-            ("display-message", "-p", "#{version}" + SEP + "#{pid}" + objects.END),
-            ("list-sessions", "-F", "s" + objects.END),
-            ("list-windows", "-a", "-F", "w" + objects.END),
-            ("list-panes", "-a", "-F", "p" + objects.END),
+            ("display-message", "-p", "#{version}" + SEP + "#{pid}" + END),
+            ("list-sessions", "-F", "s" + END),
+            ("list-windows", "-a", "-F", "w" + END),
+            ("list-panes", "-a", "-F", "p" + END),
             ("list-clients", "-F", fmt(CLIENT_FIELDS)),
         )
     except ServerGone:
@@ -117,17 +125,17 @@ class SessionDetail(Result):
     active_window_id: str
 
 
-@tool(title="Get session info", **METADATA)
+@tool(METADATA, title="Get session info")
 async def get_session_info(ctx: ToolContext, args: SessionArgs) -> SessionDetail:
     """Describe one session by id: name, clients, start path, active window and its windows."""
-    head = {**objects.SESSION_FIELDS, "active_window_id": "window_id", "path": "session_path"}
+    head = {**SESSION_FIELDS, "active_window_id": "window_id", "path": "session_path"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.session_id, fmt(head)),
-        ("list-windows", "-t", args.session_id, "-F", fmt(objects.WINDOW_FIELDS)),
+        ("list-windows", "-t", args.session_id, "-F", fmt(WINDOW_FIELDS)),
     )
     rows = records(out.stdout)
-    values = dict(zip(head, (objects.unescape(v) for v in rows[0].split(SEP)), strict=False))
-    windows = [parse(Window, objects.WINDOW_FIELDS, r) for r in rows[1:]]
+    values = dict(zip(head, (unescape(v) for v in rows[0].split(SEP)), strict=False))
+    windows = [parse(Window, WINDOW_FIELDS, r) for r in rows[1:]]
     return SessionDetail(
         id=values["id"],
         name=values["name"],
@@ -156,16 +164,16 @@ class WindowDetail(Result):
     layout: str = Field(description="checksummed layout string; select_layout accepts it back")
 
 
-@tool(title="Get window info", **METADATA)
+@tool(METADATA, title="Get window info")
 async def get_window_info(ctx: ToolContext, args: WindowArgs) -> WindowDetail:
     """Describe one window by id: size, zoom, panes, and a layout select_layout accepts back."""
-    head = {**objects.WINDOW_FIELDS, "layout": "window_layout"}
+    head = {**WINDOW_FIELDS, "layout": "window_layout"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.window_id, fmt(head)),
-        ("list-panes", "-t", args.window_id, "-F", fmt(objects.PANE_FIELDS)),
+        ("list-panes", "-t", args.window_id, "-F", fmt(PANE_FIELDS)),
     )
     rows = records(out.stdout)
-    window = parse(Window, objects.WINDOW_FIELDS, rows[0])
+    window = parse(Window, WINDOW_FIELDS, rows[0])
     layout = rows[0].split(SEP)[-1]
     panes = [parse_pane(r, ctx.caller) for r in rows[1:]]
     data = window.model_dump()
@@ -192,10 +200,10 @@ PANE_EXTRA = {
 }
 
 
-@tool(title="Get pane info", **METADATA)
+@tool(METADATA, title="Get pane info")
 async def get_pane_info(ctx: ToolContext, args: PaneArgs) -> PaneDetail:
     """Describe one pane by id: command, path, size, process, history, exit status."""
-    wanted = {**PANE_EXTRA, **objects.PANE_FIELDS}
+    wanted = {**PANE_EXTRA, **PANE_FIELDS}
     out = await ctx.tmux.run(("display-message", "-p", "-t", args.pane_id, fmt(wanted)))
     rows = records(out.stdout)
     fields = rows[0].split(SEP, 4) if rows else []
@@ -226,7 +234,7 @@ class PositionArgs(Args):
 
 
 class CornerPane(Pane, Result):
-    """The pane shape of TOOLS.md, with the ``note`` every answer may carry."""
+    """The pane record, with the ``note`` every answer may carry."""
 
 
 GEOMETRY = (
@@ -234,11 +242,11 @@ GEOMETRY = (
 )
 
 
-@tool(title="Find pane by position", **METADATA)
+@tool(METADATA, title="Find pane by position")
 async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> CornerPane:
     """Find the pane in a corner (top-left, top-right, bottom-left, bottom-right) of a window."""
     out = await ctx.tmux.run(
-        ("list-panes", "-t", args.window_id, "-F", GEOMETRY + fmt(objects.PANE_FIELDS)),
+        ("list-panes", "-t", args.window_id, "-F", GEOMETRY + fmt(PANE_FIELDS)),
     )
     candidates: list[tuple[tuple[int, ...], Pane]] = []
     for row in records(out.stdout):

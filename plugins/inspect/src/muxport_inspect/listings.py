@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from muxport import (
+    PANE_FIELDS,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
     Args,
+    NotFound,
     Pane,
     Result,
+    ServerGone,
     Session,
     SessionId,
     ToolContext,
     Window,
     WindowId,
-    objects,
+    fmt,
+    parse,
+    parse_pane,
+    records,
+    scope,
     tool,
 )
-from muxport.errors import NotFound, ServerGone
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import METADATA
@@ -26,6 +34,22 @@ NO_SERVER_NOTE = (
 
 class NoArgs(Args):
     pass
+
+
+async def read_sessions(ctx: ToolContext) -> list[Session]:
+    out = await ctx.tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
+    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
+
+
+async def read_windows(ctx: ToolContext, session_id: str | None) -> list[Window]:
+    where = ["-t", session_id] if session_id else ["-a"]
+    out = await ctx.tmux.run(("list-windows", *where, "-F", fmt(WINDOW_FIELDS)))
+    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
+
+
+async def read_panes(ctx: ToolContext, session_id: str | None, window_id: str | None) -> list[Pane]:
+    out = await ctx.tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
+    return [parse_pane(line, ctx.caller) for line in records(out.stdout)]
 
 
 class SessionList(Result):
@@ -60,11 +84,11 @@ class PaneList(Result):
     panes: list[Pane]
 
 
-@tool(title="List sessions", **METADATA)
+@tool(METADATA, title="List sessions")
 async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
     """List every session of the served tmux server with its id, name, windows and clients."""
     try:
-        sessions = await objects.list_sessions(ctx.tmux)
+        sessions = await read_sessions(ctx)
     except ServerGone:
         return SessionList(count=0, sessions=[], note=NO_SERVER_NOTE)
     note = None if sessions else "the server has no sessions; create_session makes one"
@@ -72,21 +96,21 @@ async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
 
 
 async def session_by_name(ctx: ToolContext, name: str) -> str:
-    for session in await objects.list_sessions(ctx.tmux):
+    for session in await read_sessions(ctx):
         if session.name == name:
             return session.id
     raise NotFound(f"no session named {name!r}; call list_sessions for the names that exist",
                    data={"kind": "session", "target": name})
 
 
-@tool(title="List windows", **METADATA)
+@tool(METADATA, title="List windows")
 async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
     """List windows (all, or one session's) with id, index, name, size and pane count."""
     session_id = args.session_id
     if args.session_name is not None:
         session_id = await session_by_name(ctx, args.session_name)
     try:
-        windows = await objects.list_windows(ctx.tmux, session_id)
+        windows = await read_windows(ctx, session_id)
     except ServerGone:
         if session_id:
             raise
@@ -94,14 +118,14 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
     return WindowList(count=len(windows), windows=windows)
 
 
-@tool(title="List panes", **METADATA)
+@tool(METADATA, title="List panes")
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
     """List panes (all, one session's or one window's) with command, path, size and caller mark."""
     # Both given: the window's panes as seen from that session (a window may be linked
     # into several), so a window outside the session yields none instead of being ignored.
     window_id = None if args.session_id else args.window_id
     try:
-        panes = await objects.list_panes(ctx.tmux, ctx.caller, args.session_id, window_id)
+        panes = await read_panes(ctx, args.session_id, window_id)
     except ServerGone:
         if args.session_id or args.window_id:
             raise

@@ -1,5 +1,5 @@
 """One look at a pane for the watch tools: position and joined lines from ONE tmux invocation,
-and the step from a cursor to the lines that followed it (DESIGN §10).
+and the step from a cursor to the lines that followed it (docs/runs-and-waits.md).
 
 A look captures the newest rows (or the whole history) with wrapped rows joined
 (``-J``) down to the bottom of the screen. Rows below the cursor row are split off by
@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import TmuxFailed, ToolContext
-from muxport.objects import END, SEP
+from muxport import END, SEP, TmuxFailed, ToolContext
 
 from muxport_inspect.cursors import (
     ANCHOR_LINES,
     CursorState,
+    Signer,
     find_anchor,
     issue,
     line_hash,
-    signer,
 )
 
 POSITION = (
@@ -133,15 +132,21 @@ def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
 
 
 async def advance(
-    ctx: ToolContext, pane_id: str, state: CursorState | None, budget: int, token: str | None = None
+    ctx: ToolContext,
+    pane_id: str,
+    state: CursorState | None,
+    budget: int,
+    token: tuple[Signer, str] | None = None,
 ) -> tuple[Look, Step]:
     """Look at the pane and step the cursor, capturing the whole history only when needed.
 
-    ``token`` (a cursor string) is checked against the pane's process seen by this look.
+    ``token`` (a cursor string, with the signer that issued it) is checked against the
+    pane's process seen by this look.
     """
     current = await look(ctx, pane_id, window_rows(budget))
     if token is not None:
-        state = signer(ctx).decode(token, pane_id, current.pane_pid)
+        sign, cursor = token
+        state = sign.decode(cursor, pane_id, current.pane_pid)
     result = step(current, state, full=False)
     if result is None:
         current = await look(ctx, pane_id, None)

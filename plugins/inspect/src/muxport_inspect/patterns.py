@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from muxport import InvalidArgument
-from muxport.regex import compile_user_regex, search
+from muxport import InvalidArgument, compile_user_regex, search
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32

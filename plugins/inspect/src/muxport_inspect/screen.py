@@ -1,4 +1,4 @@
-"""Screen reads: capture_pane and snapshot_pane, bounded by the budgets of DESIGN §7.
+"""Screen reads: capture_pane and snapshot_pane, bounded by the budgets of docs/runs-and-waits.md.
 
 The pane's metadata and cursor are read in the same tmux invocation as the capture,
 so they describe the same moment.
@@ -10,6 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from muxport import (
+    END,
+    MAX_CHARS,
+    PANE_FIELDS,
+    SEP,
     Args,
     MaxLines,
     Pane,
@@ -17,17 +21,16 @@ from muxport import (
     Result,
     ToolContext,
     clamp_lines,
+    fmt,
     keep_newest,
-    objects,
+    parse_pane,
     tool,
 )
-from muxport.budgets import MAX_CHARS
-from muxport.objects import END, SEP
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
 
-HEADER = "#{cursor_x}" + SEP + "#{cursor_y}" + SEP + objects.fmt(objects.PANE_FIELDS)
+HEADER = "#{cursor_x}" + SEP + "#{cursor_y}" + SEP + fmt(PANE_FIELDS)
 
 
 class Cursor(BaseModel):
@@ -68,7 +71,7 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
     )
     head, _, body = out.stdout.partition(END)
     x, y, rest = head.split(SEP, 2)
-    pane = objects.parse_pane(rest, ctx.caller)
+    pane = parse_pane(rest, ctx.caller)
     return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body.removeprefix("\n")))
 
 
@@ -110,7 +113,7 @@ class CapturedPane(Result):
     max_lines: int = Field(description="the line budget actually used")
 
 
-@tool(title="Capture pane", **SCREEN)
+@tool(SCREEN, title="Capture pane")
 async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
     """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
     screen = await read_screen(ctx, args.pane_id, args.history)
@@ -129,7 +132,7 @@ class Snapshot(Result):
     max_lines: int = Field(description="the line budget actually used")
 
 
-@tool(title="Snapshot pane", **SCREEN)
+@tool(SCREEN, title="Snapshot pane")
 async def snapshot_pane(ctx: ToolContext, args: CaptureArgs) -> Snapshot:
     """Return a pane's metadata and its screen read at the same moment (one tmux invocation)."""
     screen = await read_screen(ctx, args.pane_id, args.history)

@@ -6,9 +6,19 @@ import secrets
 import time
 from collections.abc import Callable
 
-from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
-from muxport.objects import SEP, records, scope
-from muxport.regex import compile_user_regex, search
+from muxport import (
+    SEP,
+    Args,
+    InvalidArgument,
+    Result,
+    SessionId,
+    ToolContext,
+    compile_user_regex,
+    records,
+    scope,
+    search,
+    tool,
+)
 from pydantic import BaseModel, Field, field_validator
 
 from muxport_inspect.common import SCREEN, utf8_len
@@ -123,7 +133,7 @@ async def captures(ctx: ToolContext, panes: list[str]) -> dict[str, list[str]]:
     return screens
 
 
-@tool(title="Search panes", **SCREEN)
+@tool(SCREEN, title="Search panes")
 async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
     """Search the visible screens of all panes (or one session's) for text or a regex."""
     find = matcher(args)

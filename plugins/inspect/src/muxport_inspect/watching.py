@@ -1,4 +1,4 @@
-"""capture_since and wait_for_text: keep watching a pane without polling (DESIGN §10)."""
+"""capture_since and wait_for_text: watch a pane without polling (docs/runs-and-waits.md)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import time
 
 import anyio
 from muxport import (
+    READ,
     Args,
     MaxLines,
     NotFound,
@@ -16,18 +17,16 @@ from muxport import (
     clamp_lines,
     keep_newest,
     tool,
+    watcher,
 )
-from muxport.watch import registry, watcher
 from pydantic import Field
 
-from muxport_inspect.cursors import line_hash, signer
+from muxport_inspect.cursors import Signer, line_hash
 from muxport_inspect.looking import advance
 from muxport_inspect.patterns import Patterns
 from muxport_inspect.waits import CURSOR_FIELD, Wait, WaitForText, WaitForTextArgs
 
-META = dict(
-    reach="none", effects=["observe"], outputs=["terminal-content"], secrets=True, untrusted=True
-)
+META = READ.replace(output_classes=["terminal-content"])
 # Looks at one busy pane are spaced at least this far apart (output arriving in a
 # stream rings the doorbell far more often than a reader needs to capture).
 MIN_LOOK_SPACING = 0.02
@@ -53,8 +52,8 @@ class CaptureSince(Result):
     max_lines: int = Field(description="the line budget actually used (beyond TOOLS.md)")
 
 
-@tool(title="Capture new pane lines since a cursor", **META)  # type: ignore[arg-type]
-async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
+@tool(META, title="Capture new pane lines since a cursor")
+async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
     """Return only the finished lines a pane printed since your last look, plus the next cursor.
 
     Without a cursor it takes a baseline: no lines, just the cursor to pass next time.
@@ -66,7 +65,8 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
     server, or from before the pane was respawned is refused: omit it to start again.
     """
     budget = clamp_lines(args.max_lines)
-    current, result = await advance(ctx, args.pane_id, None, budget, args.cursor)
+    token = (sign, args.cursor) if args.cursor is not None else None
+    current, result = await advance(ctx, args.pane_id, None, budget, token)
     kept = keep_newest(result.lines, budget)
     notes = []
     if args.max_lines is not None and args.max_lines != budget:
@@ -87,7 +87,7 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
         pane_id=args.pane_id,
         content=kept.lines,
         new_lines=len(result.lines),
-        cursor=signer(ctx).encode(result.state),
+        cursor=sign.encode(result.state),
         continuous=result.continuous,
         truncated=kept.truncated,
         lines_dropped=kept.lines_dropped,
@@ -96,8 +96,8 @@ async def capture_since(ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSinc
     )
 
 
-@tool(title="Wait for text in a pane", **META)  # type: ignore[arg-type]
-async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
+@tool(META, title="Wait for text in a pane")
+async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     """Wait until text appears in a pane's NEW output (or a stop pattern, or the pane ends).
 
     Use it for output you did not start (a server's "ready" line, a prompt); for commands
@@ -112,7 +112,6 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     """
     patterns = Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)
-    sign = signer(ctx)
     # display-message alone prints for some other pane when the target is missing;
     # has-session fails for it, naming the pane.
     where = await ctx.tmux.read(
@@ -157,7 +156,7 @@ async def wait_for_text(ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
                 remaining = wait.start + wait.timeout - time.monotonic()
                 if remaining <= 0:
                     return wait.finish("timed_out", None, cursor)
-                await activity.wait(min(remaining, registry(ctx).recheck_interval()))
+                await activity.wait(min(remaining, activity.recheck_interval()))
                 await _space_out(last_look)
                 last_look = time.monotonic()
                 current, result = await advance(ctx, args.pane_id, state, wait.budget)

@@ -7,6 +7,4 @@ from muxport_manage import arranging, channels, naming, options, sizing
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    for module in (naming, arranging, sizing, channels, options):
-        for func in module.TOOLS:
-            registry.add(func)
+    registry.add(*naming.TOOLS, *arranging.TOOLS, *sizing.TOOLS, *channels.TOOLS, *options.TOOLS)

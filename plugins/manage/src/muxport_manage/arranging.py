@@ -5,8 +5,20 @@ Each change and its read-back go in ONE tmux invocation.
 
 from __future__ import annotations
 
-from muxport import Args, PaneId, Result, SessionId, ToolContext, WindowId, objects, tool
-from muxport.errors import InvalidArgument, TmuxFailed
+from muxport import (
+    PANE_FIELDS,
+    WINDOW_FIELDS,
+    Args,
+    InvalidArgument,
+    PaneId,
+    Result,
+    SessionId,
+    TmuxFailed,
+    ToolContext,
+    WindowId,
+    apply,
+    tool,
+)
 from pydantic import Field
 
 from muxport_manage import layouts
@@ -61,32 +73,22 @@ class SwapAnswer(Result):
     other_pane_id: str
 
 
-@tool(title="Select a window", **NAMED)
+@tool(NAMED, title="Select a window")
 async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> WindowAnswer:
     """Make one window (by id) the current window of its session, what an attached client shows."""
-    out = await ctx.tmux.run(
-        ("select-window", "-t", args.window_id),
-        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
-    )
-    return objects.parse(WindowAnswer, objects.WINDOW_FIELDS, objects.records(out.stdout)[0])
+    select = ("select-window", "-t", args.window_id)
+    return await apply(ctx.tmux, select, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
-@tool(title="Select a pane", **NAMED)
+@tool(NAMED, title="Select a pane")
 async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
     """Make one pane (by id) the active pane of its window (select_window shows the window)."""
-    out = await ctx.tmux.run(
-        ("select-pane", "-t", args.pane_id),
-        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
-    )
-    return objects.parse(
-        PaneAnswer,
-        objects.PANE_FIELDS,
-        objects.records(out.stdout)[0],
-        caller=ctx.caller.marks(args.pane_id),
-    )
+    select = ("select-pane", "-t", args.pane_id)
+    caller = ctx.caller.marks(args.pane_id)
+    return await apply(ctx.tmux, select, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
 
 
-@tool(title="Select a layout", **STRUCTURAL)
+@tool(STRUCTURAL, title="Select a layout")
 async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswer:
     """Arrange a window's panes by a preset layout or restore a layout string from get_window_info.
 
@@ -108,7 +110,7 @@ async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswe
     )
 
 
-@tool(title="Move a window", **STRUCTURAL)
+@tool(STRUCTURAL, title="Move a window")
 async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> MoveAnswer:
     """Move one window (by id) into a session (by id), at index or the next free one.
 
@@ -142,7 +144,7 @@ async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> MoveAnswer:
     return MoveAnswer(window_id=args.window_id, session_id=session_id, index=int(index), note=note)
 
 
-@tool(title="Swap two panes", **STRUCTURAL)
+@tool(STRUCTURAL, title="Swap two panes")
 async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> SwapAnswer:
     """Swap the places of two panes (by id), also across windows; the active pane stays the same."""
     if args.pane_id == args.other_pane_id:

@@ -1,6 +1,6 @@
 """wait_for_channel and signal_channel: tmux ``wait-for`` channels, bounded and leak-free.
 
-tmux facts this module is built around (tmux-facts §5, tmux 3.3a):
+tmux facts this module is built around (docs/tmux-facts.md, wait-for; tmux 3.3a):
 
 - a ``wait-for -S`` with nobody waiting is remembered for the next waiter (and a
   second one cancels it: it toggles);
@@ -20,14 +20,13 @@ import time
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from muxport import Args, Result, Timeout, ToolContext, effective_timeout, tool
+from muxport import Args, Result, Timeout, Toolbox, ToolContext, effective_timeout, tool
 from pydantic import BeforeValidator, Field
 
 from muxport_manage.common import CHANNEL
 from muxport_manage.waiter import Waiter
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:@%+=,/-]{0,127}")
-IN_FLIGHT = "manage.channel_waits"
 
 
 def _channel(value: Any) -> Any:
@@ -60,6 +59,13 @@ class WaitArgs(Args):
     )
 
 
+class ChannelWaits(Toolbox):
+    """How many of this server's waits are on each channel right now."""
+
+    def __init__(self) -> None:
+        self.waits: Counter[str] = Counter()
+
+
 class WaitAnswer(Result):
     channel: str
     outcome: Literal["signalled", "timed_out", "server_gone"]
@@ -75,8 +81,10 @@ class SignalAnswer(Result):
     channel: str
 
 
-@tool(title="Wait for a channel", **CHANNEL)
-async def wait_for_channel(ctx: ToolContext, args: WaitArgs) -> WaitAnswer:
+@tool(CHANNEL, title="Wait for a channel")
+async def wait_for_channel(
+    box: ChannelWaits, ctx: ToolContext, args: WaitArgs
+) -> WaitAnswer:
     """Block until `tmux wait-for -S <channel>` is run, or the timeout passes (default 30 s).
 
     Use it for commands you compose yourself: end them with `; tmux wait-for -S <channel>`.
@@ -90,7 +98,7 @@ async def wait_for_channel(ctx: ToolContext, args: WaitArgs) -> WaitAnswer:
     """
     budget = effective_timeout(args.timeout)
     start = time.monotonic()
-    waits: Counter[str] = ctx.state(IN_FLIGHT, Counter)
+    waits = box.waits
     waits[args.channel] += 1
     try:
         async with ctx.heartbeat(
@@ -132,7 +140,7 @@ async def _wait(
         return result, None
 
 
-@tool(title="Signal a channel", **CHANNEL)
+@tool(CHANNEL, title="Signal a channel")
 async def signal_channel(ctx: ToolContext, args: SignalArgs) -> SignalAnswer:
     """Run `tmux wait-for -S <channel>`: wake everything waiting on that channel now.
 

@@ -7,33 +7,17 @@ store altered.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from muxport.names import PaneTitle, SessionName, WindowName
+from muxport import CHANGE, PaneTitle, SessionName, WindowName
 from pydantic import Field
 
-# DESIGN §6 rows, values from the reference catalog (§4a, the Java column: a tool
-# that answers with names, titles or paths sets both risk flags; ids only, neither).
-NAMED: dict[str, Any] = dict(
-    reach="none",
-    effects=["observe", "change"],
-    outputs=["tmux-metadata"],
-    secrets=True,
-    untrusted=True,
-)
-STRUCTURAL: dict[str, Any] = dict(
-    reach="none",
-    effects=["observe", "change"],
-    outputs=["tmux-metadata"],
-    secrets=False,
-    untrusted=False,
-)
-CHANNEL: dict[str, Any] = dict(
-    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=True, untrusted=True
-)
-OPTION: dict[str, Any] = dict(
-    reach="none", effects=["change"], outputs=["tmux-metadata"], secrets=False, untrusted=False
-)
+# Capability rows (docs/plugin-contract.md): a tool that answers with names, titles or
+# paths sets both risk flags; one that answers with ids and numbers only, neither.
+NAMED = CHANGE.replace(may_expose_secrets=True, may_return_untrusted_content=True)
+STRUCTURAL = CHANGE
+CHANNEL = NAMED.replace(tmux_effects=["change"])
+OPTION = CHANGE.replace(tmux_effects=["change"])
 
 Cells = Annotated[int | None, Field(default=None, ge=1, le=10_000, description="size in cells")]
 

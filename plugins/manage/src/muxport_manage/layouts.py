@@ -1,7 +1,7 @@
 """Which layouts may reach tmux: the five presets, and checked ``#{window_layout}`` strings.
 
 tmux 3.3a crashes the whole server on ``select-layout NAME`` when NAME is neither a
-preset (or a unique prefix of one) nor starts with a hex digit (tmux-facts §8). So
+preset (or a unique prefix of one) nor starts with a hex digit (docs/tmux-facts.md, layouts). So
 nothing the client typed is sent as is: names are resolved here to a full preset
 name, and anything else must parse as a layout string with a matching checksum.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from muxport.errors import InvalidArgument
+from muxport import InvalidArgument
 
 PRESETS = ("even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled")
 _HEAD = re.compile(r"[0-9a-fA-F]{4},")

@@ -7,20 +7,24 @@ tmux stored at that moment. ``--`` keeps a name like ``-x`` from being read as a
 from __future__ import annotations
 
 from muxport import (
+    PANE_FIELDS,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
     Args,
+    InvalidArgument,
     Pane,
     PaneId,
     Result,
     Session,
     SessionId,
+    TmuxFailed,
     ToolContext,
     Window,
     WindowId,
+    apply,
     literal,
-    objects,
     tool,
 )
-from muxport.errors import InvalidArgument, TmuxFailed
 
 from muxport_manage.common import NAMED, PaneTitle, SessionName, WindowName
 
@@ -52,14 +56,12 @@ class PaneAnswer(Pane, Result):
     pass
 
 
-@tool(title="Rename a session", literalization={"new_name": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Rename a session", input_literalization={"new_name": "double-hash-once"})
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAnswer:
     """Rename one session (by id) to exactly new_name; '#' is stored literally, never expanded."""
     try:
-        out = await ctx.tmux.run(
-            ("rename-session", "-t", args.session_id, "--", literal(args.new_name)),
-            ("display-message", "-p", "-t", args.session_id, objects.fmt(objects.SESSION_FIELDS)),
-        )
+        rename = ("rename-session", "-t", args.session_id, "--", literal(args.new_name))
+        return await apply(ctx.tmux, rename, SessionAnswer, SESSION_FIELDS, args.session_id)
     except TmuxFailed as exc:
         if "duplicate session" in exc.message:
             raise InvalidArgument(
@@ -67,38 +69,27 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
                 "(list_sessions shows the names in use)"
             ) from exc
         raise
-    record = objects.records(out.stdout)[0]
-    return objects.parse(SessionAnswer, objects.SESSION_FIELDS, record)
 
 
-@tool(title="Rename a window", literalization={"new_name": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Rename a window", input_literalization={"new_name": "double-hash-once"})
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswer:
     """Rename one window (by id) to exactly new_name and keep it: automatic renaming is turned off.
 
     '#' is stored literally (a name like '#{pane_id}' or '#(cmd)' is never expanded or run).
     """
-    out = await ctx.tmux.run(
-        ("rename-window", "-t", args.window_id, "--", literal(args.new_name)),
-        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
-    )
-    record = objects.records(out.stdout)[0]
-    return objects.parse(WindowAnswer, objects.WINDOW_FIELDS, record)
+    rename = ("rename-window", "-t", args.window_id, "--", literal(args.new_name))
+    return await apply(ctx.tmux, rename, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
-@tool(title="Set a pane title", literalization={"title": "double-hash-once"}, **NAMED)
+@tool(NAMED, title="Set a pane title", input_literalization={"title": "double-hash-once"})
 async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer:
     """Set one pane's title (by id) to exactly title; '#' is stored literally, never expanded.
 
     A program running in the pane may later change its own title with an escape sequence.
     """
-    out = await ctx.tmux.run(
-        ("select-pane", "-t", args.pane_id, "-T", literal(args.title)),
-        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
-    )
-    record = objects.records(out.stdout)[0]
-    pane = objects.parse(
-        PaneAnswer, objects.PANE_FIELDS, record, caller=ctx.caller.marks(args.pane_id)
-    )
+    retitle = ("select-pane", "-t", args.pane_id, "-T", literal(args.title))
+    caller = ctx.caller.marks(args.pane_id)
+    pane = await apply(ctx.tmux, retitle, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
     if pane.title != args.title:
         pane.note = (
             f"tmux shows the title {pane.title!r} instead; a program in the pane may "

@@ -30,7 +30,7 @@ class HistoryAnswer(Result):
     lines: int
 
 
-@tool(title="Turn mouse support on or off", **OPTION)
+@tool(OPTION, title="Turn mouse support on or off")
 async def set_mouse_enabled(ctx: ToolContext, args: MouseArgs) -> MouseAnswer:
     """Turn tmux mouse support on or off server-wide (the global `mouse` option, `set -g`).
 
@@ -43,7 +43,7 @@ async def set_mouse_enabled(ctx: ToolContext, args: MouseArgs) -> MouseAnswer:
     return MouseAnswer(enabled=out.lines[-1].strip() == "on")
 
 
-@tool(title="Set a session's history limit", **OPTION)
+@tool(OPTION, title="Set a session's history limit")
 async def set_history_limit(ctx: ToolContext, args: HistoryArgs) -> HistoryAnswer:
     """Set how many scrollback lines new panes of one session (by id) keep (history-limit).
 

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from muxport import Args, PaneId, ToolContext, WindowId, objects, tool
+from muxport import (
+    PANE_FIELDS,
+    SEP,
+    WINDOW_FIELDS,
+    Args,
+    PaneId,
+    ToolContext,
+    WindowId,
+    apply,
+    fmt,
+    parse,
+    records,
+    tool,
+)
 from pydantic import model_validator
 
 from muxport_manage.common import NAMED, Cells
@@ -49,25 +62,22 @@ def shortfall(args: ResizeArgs, width: int, height: int) -> list[str]:
     return missed
 
 
-@tool(title="Resize a window", **NAMED)
+@tool(NAMED, title="Resize a window")
 async def resize_window(ctx: ToolContext, args: ResizeWindowArgs) -> WindowAnswer:
     """Set one window's size (by id) in cells; omitted dimensions stay as they are.
 
     tmux then keeps that size (the window's window-size option becomes manual) instead
     of following the clients that show it.
     """
-    out = await ctx.tmux.run(
-        ("resize-window", "-t", args.window_id, *flags(args)),
-        ("display-message", "-p", "-t", args.window_id, objects.fmt(objects.WINDOW_FIELDS)),
-    )
-    window = objects.parse(WindowAnswer, objects.WINDOW_FIELDS, objects.records(out.stdout)[0])
+    resize = ("resize-window", "-t", args.window_id, *flags(args))
+    window = await apply(ctx.tmux, resize, WindowAnswer, WINDOW_FIELDS, args.window_id)
     missed = shortfall(args, window.width, window.height)
     if missed:
         window.note = "tmux set " + " and ".join(missed)
     return window
 
 
-@tool(title="Resize a pane", **NAMED)
+@tool(NAMED, title="Resize a pane")
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneAnswer:
     """Set one pane's size (by id) in cells, with a note when tmux did not change it.
 
@@ -75,14 +85,14 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneAnswer:
     the window's size (resize_window changes that).
     """
     out = await ctx.tmux.run(
-        ("display-message", "-p", "-t", args.pane_id, objects.fmt(SIZE)),
+        ("display-message", "-p", "-t", args.pane_id, fmt(SIZE)),
         ("resize-pane", "-t", args.pane_id, *flags(args)),
-        ("display-message", "-p", "-t", args.pane_id, objects.fmt(objects.PANE_FIELDS)),
+        ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
     )
-    before, after = objects.records(out.stdout)
-    old_width, old_height = (int(v) for v in before.split(objects.SEP))
-    pane = objects.parse(
-        PaneAnswer, objects.PANE_FIELDS, after, caller=ctx.caller.marks(args.pane_id)
+    before, after = records(out.stdout)
+    old_width, old_height = (int(v) for v in before.split(SEP))
+    pane = parse(
+        PaneAnswer, PANE_FIELDS, after, caller=ctx.caller.marks(args.pane_id)
     )
     missed = shortfall(args, pane.width, pane.height)
     if (pane.width, pane.height) == (old_width, old_height) and missed:

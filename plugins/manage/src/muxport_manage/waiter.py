@@ -62,30 +62,12 @@ class Waiter:
 
     async def run(self, deadline: float) -> Ending:
         mark = f"@muxport-wait-{secrets.token_hex(8)}"
-        process = await self.ctx.tmux.start_client(
-            "display-message",
-            "-p",
-            "armed",
-            ";",
-            "set-option",
-            "-g",
-            mark,
-            "1",
-            ";",
-            "run-shell",
-            "-b",
-            "-d",
-            "0",
-            "-C",
-            f"set-option -gu {mark}",
-            ";",
-            "wait-for",
-            "--",
+        process = await self.ctx.tmux.start_waiter(
             self.channel,
-            ";",
-            "display-message",
-            "-p",
-            f"woke#{{{mark}}}",
+            ("display-message", "-p", "armed"),
+            ("set-option", "-g", mark, "1"),
+            ("run-shell", "-b", "-d", "0", "-C", f"set-option -gu {mark}"),
+            after=[("display-message", "-p", f"woke#{{{mark}}}")],
         )
         self.lines = lines = Lines(process.stdout)
         try:
@@ -124,12 +106,8 @@ class Waiter:
                 with anyio.move_on_after(RELEASE):
                     self.registered = self.seen_armed = await self.lines.readline() == "armed"
             if process.returncode is None and self.registered and not self.others():
-                # Wake our own waiter rather than kill it: a killed waiter stays
-                # registered and would swallow the next signal.
-                with anyio.move_on_after(RELEASE):
-                    # Batched: when many waits time out together, one invocation wakes them all.
-                    await self.ctx.tmux.send_batched("wait-for", "-S", "--", self.channel)
-                    await process.wait()
+                # Wake our own waiter rather than kill it (see Tmux.wake_waiter).
+                await self.ctx.tmux.wake_waiter(self.channel, process, RELEASE)
             # With other muxport waits on the channel a killed waiter is harmless: the
             # next signal wakes them and it together, and the last one out wakes it.
             await self.ctx.tmux.stop_client(process)

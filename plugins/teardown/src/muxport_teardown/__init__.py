@@ -7,5 +7,4 @@ from muxport_teardown import kills
 
 @hookimpl
 def register_tools(registry: ToolRegistry) -> None:
-    for func in kills.TOOLS:
-        registry.add(func)
+    registry.add(*kills.TOOLS)

@@ -1,4 +1,4 @@
-"""What a kill would take with it, and the caller-pane rule (DESIGN §8).
+"""What a kill would take with it, and the caller-pane rule (docs/architecture.md).
 
 One tmux invocation reads every pane's place (pane, window, session, counts) and
 the server's exit-empty option, so the decision rests on one moment.
@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import ToolContext
-from muxport.errors import NotFound, Refused
-from muxport.objects import SEP
+from muxport import SEP, NotFound, Refused, ToolContext
 
 PLACE = SEP.join(
     ("#{pane_id}", "#{window_id}", "#{session_id}", "#{window_panes}", "#{session_windows}")

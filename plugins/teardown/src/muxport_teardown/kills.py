@@ -6,23 +6,13 @@ and never the tmux server itself.
 
 from __future__ import annotations
 
-from typing import Any
-
-from muxport import Args, PaneId, Result, SessionId, ToolContext, WindowId, tool
+from muxport import DELETE, Args, PaneId, Result, SessionId, ToolContext, WindowId, tool
 from pydantic import Field
 
 from muxport_teardown.guard import check_caller, check_server_survives, topology
 
-KILL: dict[str, Any] = dict(
-    reach="none",
-    effects=["observe", "delete"],
-    outputs=["tmux-metadata"],
-    secrets=False,
-    untrusted=False,
-)
-CLEAR: dict[str, Any] = dict(
-    reach="none", effects=["delete"], outputs=["tmux-metadata"], secrets=False, untrusted=False
-)
+KILL = DELETE
+CLEAR = DELETE.replace(tmux_effects=["delete"])
 ConfirmSelf = Field(
     default=False,
     description="true: also kill when the target is or holds the pane this MCP server runs "
@@ -77,7 +67,7 @@ def _notes(*notes: str | None) -> str | None:
     return "; ".join(n for n in notes if n) or None
 
 
-@tool(title="Clear a pane's scrollback", **CLEAR)
+@tool(CLEAR, title="Clear a pane's scrollback")
 async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
     """Delete one pane's scrollback history (by id); the visible screen stays as it is."""
     out = await ctx.tmux.run(
@@ -89,7 +79,7 @@ async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
     return Cleared(pane_id=args.pane_id, cleared=left == 0, note=note)
 
 
-@tool(title="Kill a pane", **KILL)
+@tool(KILL, title="Kill a pane")
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
     """Kill one pane (by id) and its process; its window ends with it if it was the last pane.
 
@@ -110,7 +100,7 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
     )
 
 
-@tool(title="Kill a window", **KILL)
+@tool(KILL, title="Kill a window")
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
     """Kill one window (by id) with all its panes; its session ends too if it was the last window.
 
@@ -129,7 +119,7 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
     )
 
 
-@tool(title="Kill a session", **KILL)
+@tool(KILL, title="Kill a session")
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> SessionKilled:
     """Kill one session (by id) with its windows and panes (windows linked elsewhere survive).
 

@@ -1,4 +1,4 @@
-"""Reading costs context: line and character budgets, wait ceilings (DESIGN §7)."""
+"""Reading costs context: line and character budgets, wait ceilings (docs/runs-and-waits.md)."""
 
 from __future__ import annotations
 

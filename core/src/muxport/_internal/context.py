@@ -1,30 +1,34 @@
 """What a tool function receives besides its arguments: ``ToolContext``.
 
-It carries the transport, the caller relation, progress reporting, server-lifetime
-state and background tasks, and (for the read batch) the nested tools it may call.
+It carries the transport, the caller relation, progress reporting and background
+tasks, and (for the read batch) the nested tools it may call. State that lives as
+long as the server belongs to a ``Toolbox`` (docs/plugin-contract.md).
 Cancellation needs no helper: a cancelled request raises at the tool's next
 ``await``; clean up in ``finally``.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
-from muxport.budgets import PROGRESS_EVERY
-from muxport.caller import Caller
-from muxport.declare import ToolSpec
-from muxport.transport import Tmux
+from muxport._internal.budgets import PROGRESS_EVERY
+from muxport._internal.caller import Caller
+from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
+from muxport._internal.transport import Tmux
+from muxport._internal.watch import Feeds
 
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
-T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -33,16 +37,42 @@ async def _no_progress(progress: float, total: float | None, message: str | None
 
 @dataclass
 class Services:
-    """Per-server state shared by every call: selection, toolset state, background work."""
+    """Per-server state shared by every call: selection, toolboxes, feeds, background work."""
 
     tmux: Tmux
     caller: Caller
     selected: frozenset[str] = frozenset()
     specs: Mapping[str, ToolSpec] = field(default_factory=dict)
     nested: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)
     task_group: TaskGroup | None = None
-    shutdown: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    feeds: Feeds = field(default_factory=Feeds)
+    toolboxes: dict[type[Toolbox], Toolbox] = field(default_factory=dict)
+
+    async def start(self) -> None:
+        """Make and start, once, the toolbox of every callable tool that is a method."""
+        callable_ = self.selected.union(*self.nested.values())
+        for name in sorted(callable_ & set(self.specs)):
+            box = self.specs[name].toolbox
+            if box is not None and box not in self.toolboxes:
+                self.toolboxes[box] = box()
+                await self.toolboxes[box].start(self.tmux)
+
+    def func(self, name: str) -> ToolFunc:
+        """The callable ``(ctx, args)`` of tool ``name`` (a method bound to its toolbox)."""
+        spec = self.specs[name]
+        if spec.toolbox is None:
+            return spec.func
+        return functools.partial(spec.func, self.toolboxes[spec.toolbox])
+
+    async def aclose(self) -> None:
+        """Shutdown: close the toolboxes (newest first), the feeds, then every tmux client."""
+        for box in reversed(self.toolboxes.values()):
+            try:
+                await box.aclose()
+            except Exception:
+                log.exception("closing toolbox %s failed", type(box).__name__)
+        await self.feeds.close(self.tmux)
+        await self.tmux.aclose()
 
 
 @dataclass
@@ -74,25 +104,14 @@ class ToolContext:
         """Run a tool of this tool's nested authority with already validated arguments."""
         if name not in self.nested_tools:
             raise PermissionError(name)
-        spec = self.services.specs[name]
-        return await spec.func(ToolContext(name, self.services, self.progress_sink), args)
-
-    def state(self, key: str, factory: Callable[[], T]) -> T:
-        """A server-lifetime object for a toolset (run tables, signing keys), made once."""
-        if key not in self.services.state:
-            self.services.state[key] = factory()
-        value: T = self.services.state[key]
-        return value
+        call = self.services.func(name)
+        return await call(ToolContext(name, self.services, self.progress_sink), args)
 
     def spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
         if self.services.task_group is None:
             raise RuntimeError("no background task group: the server is not running")
         self.services.task_group.start_soon(func)
-
-    def on_shutdown(self, func: Callable[[], Awaitable[None]]) -> None:
-        """Call ``func`` when the server shuts down (remove private files, stop clients)."""
-        self.services.shutdown.append(func)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -104,7 +123,7 @@ class ToolContext:
     async def heartbeat(
         self, message: Callable[[float], str], every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send progress every ``every`` seconds while the body waits (DESIGN §7: at least 5 s)."""
+        """Send progress every ``every`` seconds while the body waits (docs/runs-and-waits.md)."""
         start = time.monotonic()
 
         async def beat() -> None:

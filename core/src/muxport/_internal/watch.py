@@ -1,7 +1,8 @@
-"""Pane activity events from tmux control mode, so that waits wake on new output (DESIGN §10).
+"""Pane activity events from tmux control mode, so that waits wake on new output
+(docs/runs-and-waits.md).
 
 tmux sends ``%output %<pane> ...`` to a control client only for panes of that client's
-current session (tmux-facts §4), so the registry keeps ONE read-only, size-ignoring
+current session (docs/tmux-facts.md, control mode), so ``Feeds`` keeps ONE read-only, size-ignoring
 control client per session that has waiters, shared by all of them and stopped when the
 last one leaves. A waiter is woken on its pane's output and whenever the feed sees
 something that may mean the pane went away (window closed, layout changed, client
@@ -20,16 +21,18 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import Process
 
-from muxport.context import ToolContext
-from muxport.transport import Tmux
+from muxport._internal.transport import Tmux
+
+if TYPE_CHECKING:
+    from muxport._internal.context import ToolContext
 
 log = logging.getLogger(__name__)
 
-STATE_KEY = "muxport.watch.registry"
 READY_TIMEOUT = 2.0
 STOP_GRACE = 1.0
 RECHECK_BASE = 1.0
@@ -50,7 +53,7 @@ STIR = (
 class Activity:
     """One waiter's doorbell for one pane; ``wait`` returns when it rang or on timeout."""
 
-    def __init__(self, registry: Registry, pane_id: str) -> None:
+    def __init__(self, registry: Feeds, pane_id: str) -> None:
         self.registry = registry
         self.pane_id = pane_id
         self.session_id = ""
@@ -60,11 +63,9 @@ class Activity:
     def ring(self) -> None:
         self._event.set()
 
-    @property
-    def live(self) -> bool:
-        """Whether a control client is delivering this pane's events right now."""
-        feed = self.feed
-        return feed is not None and feed.alive and feed.ready.is_set()
+    def recheck_interval(self) -> float:
+        """Seconds until this waiter should re-check tmux even without an event."""
+        return self.registry.recheck_interval()
 
     async def wait(self, seconds: float) -> bool:
         """Wait until the pane produced output (or may be gone), at most ``seconds``."""
@@ -139,13 +140,12 @@ class Feed:
             self.ring_all()
 
 
-class Registry:
+class Feeds:
     """The feeds of one served tmux server, keyed by session id."""
 
     def __init__(self) -> None:
         self.feeds: dict[str, Feed] = {}
         self.lock = anyio.Lock()
-        self.hooked = False
 
     def watcher_count(self) -> int:
         return sum(feed.count() for feed in self.feeds.values())
@@ -249,20 +249,6 @@ async def stop_feed(tmux: Tmux, feed: Feed) -> None:
         await tmux.stop_client(process)
 
 
-def registry(ctx: ToolContext) -> Registry:
-    """The feed registry of this server (made once; its clients stop at shutdown)."""
-    reg = ctx.state(STATE_KEY, Registry)
-    if not reg.hooked:
-        reg.hooked = True
-        tmux = ctx.tmux
-
-        async def close() -> None:
-            await reg.close(tmux)
-
-        ctx.on_shutdown(close)
-    return reg
-
-
 @asynccontextmanager
 async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncIterator[Activity]:
     """Watch ``pane_id`` (in ``session_id``) for output until the block ends.
@@ -270,7 +256,7 @@ async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncItera
     Take the baseline capture INSIDE the block: the feed is attached by then, so any
     output after the baseline rings ``activity``.
     """
-    reg = registry(ctx)
+    reg = ctx.services.feeds
     activity = Activity(reg, pane_id)
     try:
         await reg.join(ctx, activity, session_id)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from muxport.registry import ToolRegistry
+    from muxport._internal.registry import ToolRegistry
 
 PROJECT = "muxport"
 hookspec = pluggy.HookspecMarker(PROJECT)

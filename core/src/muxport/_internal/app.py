@@ -1,4 +1,4 @@
-"""Startup, in the order DESIGN §3-§4 requires: everything that can be refused without
+"""Startup, in the order docs/architecture.md gives: everything that can be refused without
 tmux is refused before tmux is touched; then connect, detect the caller, freeze the surface."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from muxport import plugins
-from muxport.caller import Caller, detect
-from muxport.capabilities import report
-from muxport.connection import Connection, Settings, connect
-from muxport.context import Services
-from muxport.selection import SelectionRequest, check_names
-from muxport.surface import Surface, build, check_manifest
+from muxport._internal import plugins
+from muxport._internal.caller import Caller, detect
+from muxport._internal.capabilities import report
+from muxport._internal.connection import Connection, Settings, connect
+from muxport._internal.context import Services
+from muxport._internal.selection import SelectionRequest, check_names
+from muxport._internal.surface import Surface, build, check_manifest
 
 if TYPE_CHECKING:  # the MCP SDK is imported only when serving: refusals and `tools` stay quick
-    from muxport.server import MuxportServer
+    from muxport._internal.server import MuxportServer
 
 
 @dataclass
@@ -46,7 +46,7 @@ async def start(
     extra: Mapping[str, ModuleType | object] | None = None,
 ) -> App:
     """Everything up to serving: preflight, connect, caller, surface, server."""
-    from muxport.server import MuxportServer
+    from muxport._internal.server import MuxportServer
 
     toolsets = preflight(request, extra)
     connection = await connect(settings)
@@ -57,6 +57,7 @@ async def start(
     services = Services(
         connection.tmux, caller, frozenset(surface.specs), surface.known, surface.nested
     )
+    await services.start()
     caller_row = {"relation": caller.relation, "pane_id": caller.pane_id, "how": caller.how}
     chosen = surface.selection["toolsets"]
     facts = {name: toolsets.facts[name] for name in chosen if name in toolsets.facts}

@@ -12,13 +12,12 @@ from typing import NoReturn
 
 import anyio
 
-from muxport import __version__ as VERSION
-from muxport import app
-from muxport.caller import detect
-from muxport.connection import connect, settings_from
-from muxport.errors import StartupError
-from muxport.selection import parse_request
-from muxport.surface import build
+from muxport._internal import VERSION, app
+from muxport._internal.caller import detect
+from muxport._internal.connection import connect, settings_from
+from muxport._internal.errors import StartupError
+from muxport._internal.selection import parse_request
+from muxport._internal.surface import build
 
 
 def parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""The tmux transport: the only module that runs tmux (DESIGN §4).
+"""The tmux transport: the only module that runs tmux (docs/architecture.md).
 
 Every call is one tmux invocation, optionally carrying several commands
 separated by ``;`` so that they describe one moment. Values are argv items,
@@ -11,20 +11,24 @@ import logging
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 from anyio.abc import Process
 
-from muxport.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
-from muxport.sharing import SHARED_LIMIT, Batch, SharedReads
+from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
+from muxport._internal.sharing import SHARED_LIMIT, Batch, SharedReads
 
 log = logging.getLogger(__name__)
 
+# The one table of tmux object kinds: id prefix, and the listing tool that shows which exist.
+KINDS = {
+    "pane": ("%", "list_panes"), "window": ("@", "list_windows"), "session": ("$", "list_sessions")
+}
 # tmux's "can't find" kinds -> (the listing tool that shows what exists, its count query)
 MISSING = {
-    "pane": ("list_panes", ("list-panes", "-a", "-F", "x")),
-    "window": ("list_windows", ("list-windows", "-a", "-F", "x")),
-    "session": ("list_sessions", ("list-sessions", "-F", "x")),
+    kind: (tool, (f"list-{kind}s", *(() if kind == "session" else ("-a",)), "-F", "x"))
+    for kind, (_, tool) in KINDS.items()
 }
 GONE_MARKERS = (
     "no server running",
@@ -84,6 +88,16 @@ class TmuxResult:
 
 def is_gone(stderr: str) -> bool:
     return any(marker in stderr for marker in GONE_MARKERS)
+
+
+def classify(stderr: str) -> Literal["gone", "missing", "failed"]:
+    """What a failed invocation's stderr means (docs/tmux-facts.md): the server is gone, a
+    target is missing ("no current target": the server has no session left), or else."""
+    if is_gone(stderr):
+        return "gone"
+    if any(marker in stderr for marker in ("can't find", "no such", "no current target")):
+        return "missing"
+    return "failed"
 
 
 class Tmux:
@@ -215,4 +229,38 @@ class Tmux:
     async def aclose(self) -> None:
         """Reap every client still running (EOF shutdown)."""
         for process in list(self._clients):
+            await self.stop_client(process)
+
+    async def version(self) -> str:
+        """What ``tmux -V`` prints (the binary's version; no server is contacted)."""
+        out = await anyio.run_process([self.binary, "-V"], check=False, stdin=subprocess.DEVNULL)
+        return (out.stdout or out.stderr).decode("utf-8", "replace").strip()
+
+    async def start_server(self, config: str, *commands: Sequence[str]) -> None:
+        """Start this socket's server with ``config`` (a no-op on a running server), then run
+        ``commands`` in the same invocation; what it did shows in what is read next."""
+        argv = refuse_nul(self.argv(("start-server",), *commands))
+        argv[3:3] = ["-f", config]
+        await anyio.run_process(argv, check=False, stdin=subprocess.DEVNULL)
+
+    async def start_waiter(
+        self, channel: str, *before: Sequence[str], after: Sequence[Sequence[str]] = ()
+    ) -> Process:
+        """A ``wait-for`` client on ``channel``; ``before`` and ``after`` run in the same
+        invocation around it. End it with ``wake_waiter`` (or ``stop_client``)."""
+        argv = self.argv(*before, ("wait-for", "--", channel), *after)
+        return await self.start_client(*argv[3:])
+
+    async def wake_waiter(self, channel: str, process: Process, grace: float = 2.0) -> None:
+        """End a ``wait-for`` client by signalling its channel, then reap it (shielded).
+
+        Woken rather than only killed: a killed waiter stays registered on the server and
+        swallows the next signal (docs/tmux-facts.md). The signal is batched, so that one
+        invocation wakes many waits that time out together.
+        """
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                with anyio.move_on_after(grace):
+                    await self.send_batched("wait-for", "-S", "--", channel)
+                    await process.wait()
             await self.stop_client(process)

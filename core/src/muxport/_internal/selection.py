@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from muxport.errors import StartupError
+from muxport._internal.errors import StartupError
 
 FIRST_PARTY = ("inspect", "manage", "execute", "teardown")
 DEFAULT_CREATED = FIRST_PARTY

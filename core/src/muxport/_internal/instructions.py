@@ -1,4 +1,4 @@
-"""The server instructions sent at initialize (TOOLS.md, last section)."""
+"""The server instructions sent at initialize (docs/architecture.md)."""
 
 INSTRUCTIONS = """\
 muxport serves one tmux server. Targets are exact ids from the listings: panes %N, \

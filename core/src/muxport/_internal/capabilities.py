@@ -1,6 +1,6 @@
 """Capability rows (``_meta["muxport/capability"]``) and the ``tmux://capabilities`` report.
 
-DESIGN §6.
+docs/plugin-contract.md.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muxport.declare import ToolSpec, input_schema, output_schema
+from muxport._internal.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
 RESOURCE_URI = "tmux://capabilities"

@@ -13,10 +13,10 @@ from typing import Any
 import importlib_metadata
 import pluggy
 
-from muxport import hookspecs
-from muxport.declare import ToolSpec
-from muxport.errors import StartupError
-from muxport.registry import ToolRegistry
+from muxport._internal import hookspecs
+from muxport._internal.declare import ToolSpec
+from muxport._internal.errors import StartupError
+from muxport._internal.registry import ToolRegistry
 
 GROUP = "muxport.toolsets"
 

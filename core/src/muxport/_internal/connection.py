@@ -1,4 +1,4 @@
-"""Which tmux server is served, how it was chosen, and the dedicated daemon (DESIGN §4)."""
+"""Which tmux server is served, how it was chosen, the dedicated daemon (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,12 @@ import os
 import re
 import secrets
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import anyio
-
-from muxport.errors import StartupError
-from muxport.transport import Tmux, refuse_control_chars
+from muxport._internal.errors import StartupError
+from muxport._internal.transport import Tmux, refuse_control_chars
 
 DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"
@@ -116,16 +113,15 @@ def parse_version(text: str) -> tuple[int, int, str] | None:
     return int(match.group(1)), int(match.group(2)), match.group(3)
 
 
-async def check_version(binary: str) -> str:
+async def check_version(tmux: Tmux) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
-    out = await anyio.run_process([binary, "-V"], check=False, stdin=subprocess.DEVNULL)
-    text = (out.stdout or out.stderr).decode("utf-8", "replace").strip()
+    text = await tmux.version()
     version = parse_version(text)
     if "master" in text or "next" in text:
         return text
     if version is None or version < FLOOR:
         raise StartupError(
-            f"{binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
+            f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
             "(control mode flags, wait-for and format variables it relies on). Install a "
             "newer tmux or point --tmux at one."
         )
@@ -135,18 +131,17 @@ async def check_version(binary: str) -> str:
 async def connect(settings: Settings, start: bool = True) -> Connection:
     """Resolve the socket; on no selector, start (unless ``start`` is false) or join the daemon."""
     binary = resolve_binary(settings.tmux_bin)
-    version = await check_version(binary)
+    selector = "socket_path" if settings.socket_path else "socket_name"
+    path = settings.socket_path or socket_for_name(settings.socket_name or DAEMON_NAME)
+    # A path join against the cwd, no filesystem access: nothing blocks here.
+    tmux = Tmux(binary, os.path.abspath(path))  # noqa: ASYNC240
+    version = await check_version(tmux)
     if settings.socket_path or settings.socket_name:
-        path = settings.socket_path or socket_for_name(str(settings.socket_name))
-        selector = "socket_path" if settings.socket_path else "socket_name"
-        # A path join against the cwd, no filesystem access: nothing blocks here.
-        tmux = Tmux(binary, os.path.abspath(path))  # noqa: ASYNC240
         probe = await tmux.run(("display-message", "-p", "ok"), check=False)
         running = probe.returncode == 0 or "no current" in probe.stderr
         return Connection(selector, settings.selector_source, tmux.socket_path,
                           "existing" if running else "absent",
                           "the server's own", version, tmux)
-    tmux = Tmux(binary, socket_for_name(DAEMON_NAME))
     config = settings.tmux_config or str(DAEMON_CONFIG)
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
     if not start:
@@ -161,11 +156,7 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     # tmux -S does not create the tmux-UID directory the way -L does; make it as tmux would.
     os.makedirs(os.path.dirname(tmux.socket_path), mode=0o700, exist_ok=True)
     # start-server is a no-op on a running server; -o keeps the first owner's marker.
-    await anyio.run_process(
-        [binary, "-S", tmux.socket_path, "-f", config, "start-server", ";",
-         "set", "-s", "-o", OWNER_OPTION, nonce],
-        check=False, stdin=subprocess.DEVNULL,
-    )
+    await tmux.start_server(config, ("set", "-s", "-o", OWNER_OPTION, nonce))
     owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
     if owner.returncode != 0:
         raise StartupError(

@@ -1,4 +1,5 @@
-"""The input checks of DESIGN §8: who would receive input sent to a pane, and may it be sent?
+"""The input checks (docs/architecture.md, typing into panes): who would receive input
+sent to a pane, and may it be sent?
 
 One fresh observation (the target window's panes and every client, read in ONE
 tmux invocation) works out the cohort: the target plus, when the target's effective
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from muxport.context import ToolContext
-from muxport.errors import Refused
-from muxport.objects import SEP, fmt, records, unescape
+from muxport._internal.context import ToolContext
+from muxport._internal.errors import Refused
+from muxport._internal.objects import SEP, fmt, records, unescape
 
 PANE_FORMAT = {
     "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",

@@ -1,4 +1,4 @@
-"""Argument types for tmux targets: exact ids only (DESIGN §8).
+"""Argument types for tmux targets: exact ids only (docs/plugin-contract.md).
 
 A bare number is refused with the reason: tmux would read it as an index and
 hit another pane.
@@ -11,11 +11,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-KINDS = {
-    "%": ("pane", "list_panes"),
-    "@": ("window", "list_windows"),
-    "$": ("session", "list_sessions"),
-}
+from muxport._internal.transport import KINDS
+
+# id prefix -> (kind, the listing tool), from the transport's one kinds table
+PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in KINDS.items()}
 
 
 def exact_id(value: str, prefix: str) -> str:
@@ -25,7 +24,7 @@ def exact_id(value: str, prefix: str) -> str:
 
 
 def _exact_id(prefix: str) -> Callable[[Any], Any]:
-    kind, tool = KINDS[prefix]
+    kind, tool = PREFIXES[prefix]
 
     def check(value: Any) -> Any:
         text = str(value).strip() if isinstance(value, int | str) else value

@@ -1,4 +1,4 @@
-"""The MCP server: the only module that imports ``mcp`` (DESIGN §1, §5).
+"""The MCP server: the only module that imports ``mcp`` (docs/architecture.md).
 
 Built on the SDK's low-level ``Server`` so that argument validation, error text
 and ``_meta`` are ours: every answer is a named record in ``structuredContent``
@@ -18,20 +18,21 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
-from muxport.audit import Audit
-from muxport.capabilities import META_KEY, RESOURCE_URI, describe
-from muxport.context import Services, ToolContext
-from muxport.errors import InvalidArgument, Refused, ToolError
-from muxport.instructions import INSTRUCTIONS
-from muxport.surface import Surface
-from muxport.targets import answer_dict
+from muxport._internal import VERSION
+from muxport._internal.audit import Audit
+from muxport._internal.capabilities import META_KEY, RESOURCE_URI, describe
+from muxport._internal.context import Services, ToolContext
+from muxport._internal.errors import InvalidArgument, Refused, ToolError
+from muxport._internal.instructions import INSTRUCTIONS
+from muxport._internal.surface import Surface
+from muxport._internal.targets import answer_dict
+from muxport._internal.transport import KINDS
 
 log = logging.getLogger("muxport")
-VERSION = "0.1.0"
 
 
 # where a missing id comes from, so that the error names the recovery
-ID_SOURCES = {"pane_id": "list_panes", "window_id": "list_windows", "session_id": "list_sessions"}
+ID_SOURCES = {f"{kind}_id": tool for kind, (_, tool) in KINDS.items()}
 
 
 def validation_message(tool: str, error: ValidationError) -> str:
@@ -129,7 +130,7 @@ class MuxportServer:
             ))
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         try:
-            result = await spec.func(tool_ctx, args)
+            result = await self.services.func(name)(tool_ctx, args)
         except ToolError as exc:
             return error_result(exc)
         except Exception:
@@ -168,7 +169,7 @@ class MuxportServer:
         )])
 
     async def serve_stdio(self) -> None:
-        """Serve until EOF on stdin, then reap tmux clients and run shutdown callbacks."""
+        """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
         async with anyio.create_task_group() as group:
             self.services.task_group = group
             try:
@@ -181,10 +182,5 @@ class MuxportServer:
                 group.cancel_scope.cancel()
 
     async def close(self) -> None:
-        for callback in reversed(self.services.shutdown):
-            try:
-                await callback()
-            except Exception:
-                log.exception("shutdown callback failed")
-        await self.services.tmux.aclose()
+        await self.services.aclose()
         self.audit.close()

@@ -14,8 +14,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
-from muxport.caller import Caller
-from muxport.transport import Tmux
+from muxport._internal.caller import Caller
+from muxport._internal.transport import Tmux
 
 SEP = "\x1f"
 END = "\x1e"
@@ -121,45 +121,11 @@ def scope(session_id: str | None = None, window_id: str | None = None) -> list[s
     return ["-a"]
 
 
-async def list_sessions(tmux: Tmux) -> list[Session]:
-    out = await tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
-    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
-
-
-async def list_windows(tmux: Tmux, session_id: str | None = None) -> list[Window]:
-    args = ["-t", session_id] if session_id else ["-a"]
-    out = await tmux.run(("list-windows", *args, "-F", fmt(WINDOW_FIELDS)))
-    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
-
-
-async def list_panes(
-    tmux: Tmux, caller: Caller, session_id: str | None = None, window_id: str | None = None
-) -> list[Pane]:
-    out = await tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
-    return [parse_pane(line, caller) for line in records(out.stdout)]
-
-
-# display-message -t %99 exits 0 with empty fields in tmux 3.3a, so single records are
-# read with commands that fail on a missing target (list-* -t, has-session).
-async def get_pane(tmux: Tmux, caller: Caller, pane_id: str) -> Pane:
-    only = "#{==:#{pane_id}," + pane_id + "}"
-    out = await tmux.run(("list-panes", "-t", pane_id, "-f", only, "-F", fmt(PANE_FIELDS)))
-    return parse_pane(records(out.stdout)[0], caller)
-
-
-async def get_window(tmux: Tmux, window_id: str) -> Window:
-    only = "#{==:#{window_id}," + window_id + "}"
-    out = await tmux.run(("list-windows", "-t", window_id, "-f", only, "-F", fmt(WINDOW_FIELDS)))
-    return parse(Window, WINDOW_FIELDS, records(out.stdout)[0])
-
-
-async def get_session(tmux: Tmux, session_id: str) -> Session:
-    out = await tmux.run(
-        ("has-session", "-t", session_id),
-        ("display-message", "-p", "-t", session_id, fmt(SESSION_FIELDS)),
-    )
-    return parse(Session, SESSION_FIELDS, records(out.stdout)[0])
-
-
-def ids(records: Sequence[BaseModel]) -> list[str]:
-    return [str(getattr(r, "id")) for r in records]  # noqa: B009
+async def apply(
+    tmux: Tmux, command: Sequence[str], model: type[M], fields: dict[str, str], target: str,
+    **extra: object,
+) -> M:
+    """Run ``command``, then read ``target`` back as ``model`` in the SAME invocation, so
+    that the answer shows the change and nothing that came after it (docs/tmux-facts.md)."""
+    out = await tmux.run(command, ("display-message", "-p", "-t", target, fmt(fields)))
+    return parse(model, fields, records(out.stdout)[-1], **extra)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-from muxport.errors import StartupError
+from muxport._internal.errors import StartupError
 
 
 def _digest(value: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Is muxport running inside a pane of the server it serves? (DESIGN §8, first bullet)
+"""Is muxport running inside a pane of the server it serves? (docs/architecture.md)
 
 Proven by ``TMUX_PANE`` plus the socket path in ``TMUX`` (resolved and compared
 with the served socket); when the environment lacks them, by walking the
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport.transport import Tmux
+from muxport._internal.transport import Tmux
 
 Relation = Literal["inside", "other-server", "outside", "unknown"]
 

@@ -1,13 +1,15 @@
-"""The registry a plugin fills through ``register_tools``, and the manifest rules (DESIGN §6)."""
+"""The registry a plugin fills through ``register_tools``, and the manifest rules
+(docs/plugin-contract.md)."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from collections.abc import Iterable
 
-from muxport.declare import EFFECT_ORDER, ToolFunc, ToolSpec, input_schema, spec_of
-from muxport.errors import StartupError
+from muxport._internal.declare import EFFECT_ORDER, Toolbox, ToolSpec, input_schema, spec_of
+from muxport._internal.errors import StartupError
 
 SOCKET_WORDS = ("socket", "socket_name", "socket_path")
 
@@ -20,13 +22,27 @@ class ToolRegistry:
         self.plugin = plugin
         self.tools: list[ToolSpec] = []
 
-    def add(self, func: ToolFunc, *, toolset: str | None = None) -> None:
-        """Register one ``@tool``-declared function (``toolset`` defaults to the plugin's)."""
-        spec = spec_of(func)
-        if spec is None:
+    def add(self, *tools: object, toolset: str | None = None) -> None:
+        """Register ``@tool``-declared functions, and ``Toolbox`` classes with every tool
+        declared among their methods (``toolset`` defaults to the plugin's)."""
+        for item in tools:
+            if isinstance(item, type) and issubclass(item, Toolbox):
+                methods = [spec_of(m) for _, m in inspect.getmembers(item, inspect.isfunction)]
+                for method in filter(None, methods):
+                    self._add(dataclasses.replace(method, toolbox=item), toolset)
+                continue
+            spec = spec_of(item)
+            if spec is None:
+                raise StartupError(
+                    f"plugin {self.plugin}: {getattr(item, '__name__', item)!r} is not "
+                    "declared with @muxport.tool"
+                )
+            self._add(spec, toolset)
+
+    def _add(self, spec: ToolSpec, toolset: str | None) -> None:
+        if spec.toolbox is None and len(inspect.signature(spec.func).parameters) == 3:
             raise StartupError(
-                f"plugin {self.plugin}: {getattr(func, '__name__', func)!r} is not declared "
-                "with @muxport.tool"
+                f"plugin {self.plugin}: tool {spec.name} takes self: register its Toolbox class"
             )
         self.tools.append(
             dataclasses.replace(spec, toolset=toolset or self.toolset, plugin=self.plugin)
@@ -34,7 +50,7 @@ class ToolRegistry:
 
 
 def _violations(spec: ToolSpec) -> Iterable[str]:
-    """Every rule of DESIGN §6 that ``spec`` breaks, as sentences."""
+    """Every rule of docs/plugin-contract.md that ``spec`` breaks, as sentences."""
     if not spec.name or not spec.name.replace("_", "a").isalnum():
         yield "a tool name is snake_case letters, digits and underscores"
     if not spec.description:

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from muxport.capabilities import row
-from muxport.declare import EFFECT_ORDER, ToolSpec
-from muxport.plugins import Toolsets
-from muxport.registry import validate_manifest
-from muxport.selection import SelectionRequest, check_names, resolve
+from muxport._internal.capabilities import row
+from muxport._internal.declare import EFFECT_ORDER, ToolSpec
+from muxport._internal.plugins import Toolsets
+from muxport._internal.registry import validate_manifest
+from muxport._internal.selection import SelectionRequest, resolve
 
 
 @dataclass
@@ -51,10 +51,8 @@ def check_manifest(toolsets: Toolsets, request: SelectionRequest) -> None:
 def build(
     toolsets: Toolsets, request: SelectionRequest, created_daemon: bool, custom_config: bool
 ) -> Surface:
-    """Validate names and the manifest of what is selected, then freeze the surface."""
+    """Freeze the surface of toolsets that ``app.preflight`` has checked."""
     installed = toolsets.names()
-    check_names(request, installed, toolsets.broken)
-    check_manifest(toolsets, request)
     chosen_sets, chosen = resolve(request, installed, created_daemon, custom_config)
     known = toolsets.specs()
     specs = {name: known[name] for name in chosen}

@@ -1,0 +1,186 @@
+"""How a toolset declares a tool: the ``@tool`` decorator and the ``ToolSpec`` it yields.
+
+A tool is a plain ``async def fn(ctx, args) -> Result`` (or a method of a ``Toolbox``,
+an object with a lifespan) whose argument and result types are pydantic models; the
+decorator records the capability row fields (docs/plugin-contract.md) and the registry
+derives everything else from the signature.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from muxport._internal.context import ToolContext
+    from muxport._internal.transport import Tmux
+
+Reach = Literal["none", "configured-process", "pane-input", "pane-command", "host-command"]
+Effect = Literal["observe", "change", "delete"]
+OutputClass = Literal[
+    "tmux-metadata", "terminal-content", "process-environment", "configured-command"
+]
+Literalization = Literal["double-hash-once", "validated-variable-name"]
+
+EFFECT_ORDER: tuple[Effect, ...] = ("observe", "change", "delete")
+
+ToolFunc = Callable[["ToolContext", Any], Awaitable[BaseModel]]
+F = TypeVar("F", bound=Callable[..., Awaitable[BaseModel]])
+# Builds the argument model once the nested authority is known (the read batch only).
+ArgsFactory = Callable[[Mapping[str, "ToolSpec"]], type[BaseModel]]
+
+DECLARATION = "__muxport_tool__"
+
+
+class Changes(TypedDict, total=False):
+    process_reach: Reach
+    tmux_effects: Sequence[Effect]
+    output_classes: Sequence[OutputClass]
+    may_expose_secrets: bool
+    may_return_untrusted_content: bool
+    amplifies_future_input: bool
+
+
+@dataclass(frozen=True)
+class Capability:
+    """What a tool may do and return, under the capability row's own field names
+    (docs/plugin-contract.md). Start from a preset and vary it with ``replace``."""
+
+    process_reach: Reach
+    tmux_effects: Sequence[Effect]
+    output_classes: Sequence[OutputClass]
+    may_expose_secrets: bool
+    may_return_untrusted_content: bool
+    amplifies_future_input: bool = False
+
+    def __post_init__(self) -> None:  # kept as tuples, whatever sequence was given
+        object.__setattr__(self, "tmux_effects", tuple(self.tmux_effects))
+        object.__setattr__(self, "output_classes", tuple(self.output_classes))
+
+    def replace(self, **changes: Unpack[Changes]) -> Capability:
+        """This capability with the given fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+META: tuple[OutputClass, ...] = ("tmux-metadata",)
+# Reads tmux state; names, titles and paths in the answer may carry secrets or untrusted text.
+READ = Capability("none", ("observe",), META, True, True)
+# Changes tmux state, answering with ids and numbers only.
+CHANGE = Capability("none", ("observe", "change"), META, False, False)
+# Starts a pane's configured process (no command payload).
+SPAWN = Capability("configured-process", ("observe", "change"), META, False, True)
+# Sends input to a pane's program.
+INPUT = Capability("pane-input", ("observe", "change"), META, False, False)
+# Runs a shell command in a pane and returns what it printed.
+COMMAND = Capability(
+    "pane-command", ("observe", "change"), ("terminal-content", *META), True, True
+)
+# Deletes tmux state.
+DELETE = Capability("none", ("observe", "delete"), META, False, False)
+
+
+class Toolbox:
+    """A toolset object with a lifespan: made once per server, before the first call,
+    for the tools declared as its methods (``async def tool(self, ctx, args)``).
+
+    ``__init__`` (no arguments) or ``start`` builds its typed state; ``aclose`` runs
+    at shutdown. Register the class: ``registry.add(MyToolbox)``.
+    """
+
+    async def start(self, tmux: Tmux) -> None:
+        """Called once the server is connected, before any tool of this toolbox runs."""
+
+    async def aclose(self) -> None:
+        """Called at shutdown (remove private files, stop clients); must not raise."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec(Capability):
+    """Everything the core knows about one tool; ``toolset`` is filled in by the registry."""
+
+    name: str
+    func: Callable[..., Awaitable[BaseModel]]
+    args: type[BaseModel]
+    result: type[BaseModel]
+    title: str
+    description: str
+    input_literalization: Mapping[str, Literalization] = field(default_factory=dict)
+    nested_authority: tuple[str, ...] = ()
+    args_factory: ArgsFactory | None = None
+    toolset: str = ""
+    plugin: str = ""
+    toolbox: type[Toolbox] | None = None  # set for a method: the class it is bound to
+
+
+def tool(
+    capability: Capability,
+    *,
+    title: str,
+    input_literalization: Mapping[str, Literalization] | None = None,
+    nested_authority: Sequence[str] = (),
+    args_factory: ArgsFactory | None = None,
+    name: str | None = None,
+) -> Callable[[F], F]:
+    """Declare ``async def tool(ctx, args: ArgsModel) -> ResultModel`` with its capability
+    row fields; a ``Toolbox`` method takes ``(self, ctx, args)`` (a function defined outside
+    the class may take the toolbox first, annotated with its class).
+
+    The docstring is the description; its first sentence must tell the tool apart.
+    """
+
+    def decorate(func: F) -> F:
+        setattr(func, DECLARATION, declare(func))
+        return func
+
+    def declare(func: Callable[..., Any]) -> ToolSpec:
+        if not inspect.iscoroutinefunction(func):
+            raise TypeError(f"tool {func.__name__} must be async def")
+        hints = typing.get_type_hints(func)
+        params = list(inspect.signature(func).parameters)
+        if len(params) not in (2, 3):
+            raise TypeError(f"tool {func.__name__} must take (ctx, args) or (self, ctx, args)")
+        args_model, result_model = hints.get(params[-1]), hints.get("return")
+        for what, model in (("argument", args_model), ("result", result_model)):
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                raise TypeError(f"tool {func.__name__}: {what} type must be a pydantic model")
+        box = hints.get(params[0]) if len(params) == 3 else None
+        return ToolSpec(
+            name=name or func.__name__,
+            func=func,
+            args=typing.cast(type[BaseModel], args_model),
+            result=typing.cast(type[BaseModel], result_model),
+            title=title,
+            description=inspect.cleandoc(func.__doc__ or ""),
+            **vars(capability),
+            input_literalization=dict(input_literalization or {}),
+            nested_authority=tuple(nested_authority),
+            args_factory=args_factory,
+            toolbox=box if isinstance(box, type) and issubclass(box, Toolbox) else None,
+        )
+
+    return decorate
+
+
+@functools.cache
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema for arguments, made once (rows, listing and rules share it)."""
+    return model.model_json_schema()
+
+
+@functools.cache
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema for answers (serialization mode), made once."""
+    return model.model_json_schema(mode="serialization")
+
+
+def spec_of(func: object) -> ToolSpec | None:
+    """The declaration ``@tool`` attached to ``func``, if any."""
+    spec = getattr(func, DECLARATION, None)
+    return spec if isinstance(spec, ToolSpec) else None

@@ -1,0 +1,70 @@
+"""Toolsets use only the public API: ``muxport`` itself (its ``__all__``), and in their tests
+``muxport.testing`` too; never ``muxport._internal`` and never ``mcp`` (docs/plugin-contract.md)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import muxport
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLSETS = sorted(p for pattern in ("plugins/*", "examples/*") for p in ROOT.glob(pattern))
+
+
+def imports(path: Path) -> Iterator[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import in ``path``; names is empty for ``import x``."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, []
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module, [alias.name for alias in node.names]
+
+
+def violations(path: Path, allowed: set[str]) -> Iterator[str]:
+    for line, module, names in imports(path):
+        where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{line}"
+        root = module.split(".")[0]
+        if root == "mcp":
+            yield f"{where} imports {module}: toolsets never import mcp"
+        elif root == "muxport" and module not in allowed:
+            yield f"{where} imports {module}: import from muxport itself"
+        elif module == "muxport":
+            yield from (
+                f"{where} imports muxport.{name}, which muxport does not export"
+                for name in names
+                if name not in muxport.__all__
+            )
+
+
+def test_there_are_toolsets_to_check() -> None:
+    assert {p.name for p in TOOLSETS} >= {"inspect", "manage", "execute", "teardown"}
+
+
+@pytest.mark.parametrize("toolset", TOOLSETS, ids=[p.name for p in TOOLSETS])
+def test_toolset_code_imports_only_the_public_api(toolset: Path) -> None:
+    found = [v for path in toolset.glob("src/**/*.py") for v in violations(path, {"muxport"})]
+    assert found == []
+
+
+@pytest.mark.parametrize("toolset", TOOLSETS, ids=[p.name for p in TOOLSETS])
+def test_toolset_tests_import_only_the_public_api_and_the_kit(toolset: Path) -> None:
+    allowed = {"muxport", "muxport.testing"}
+    found = [v for path in toolset.glob("tests/**/*.py") for v in violations(path, allowed)]
+    assert found == []
+
+
+def test_the_check_catches_a_private_import(tmp_path: Path) -> None:
+    bad = tmp_path / "probe.py"
+    bad.write_text(
+        "from muxport._internal.inputs import check_input\nimport mcp.types\n"
+        "from muxport import Services, tool\n"
+    )
+    assert list(violations(bad, {"muxport"})) == [
+        "probe.py:1 imports muxport._internal.inputs: import from muxport itself",
+        "probe.py:2 imports mcp.types: toolsets never import mcp",
+        "probe.py:3 imports muxport.Services, which muxport does not export",
+    ]
