@@ -17,8 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from muxport.testing import reach
-from muxport.testing.server import ShellPane, TmuxServer
+from muxport.testing import ShellPane, TmuxServer, reach
 
 _count = itertools.count(1)
 

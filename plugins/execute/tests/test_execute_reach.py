@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from muxport.testing.clients import launcher
+from muxport.testing import launcher
 
 POSIX_QUOTING = (
     "x=$(printf '%s' \"it's\")\n"
