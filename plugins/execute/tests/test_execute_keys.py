@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 from muxport.testing import CheckedCalls, tool_context
 from muxport_execute.paste import PasteArgs, chunks, paste_text
+from muxport_execute.runs import RunTable
 
 
 def signal(tmux_server, channel: str) -> str:
@@ -104,7 +105,8 @@ async def test_cancelled_paste_leaves_no_buffer(mcp_client, tmux_server, shell_p
 
             monkeypatch.setattr(tmux, "run", run_then_cancel)
             ctx = tool_context(app, "paste_text")
-            await paste_text(ctx, PasteArgs(pane_id=pane.pane_id, text="echo never\n" * 3000))
+            text = "echo never\n" * 3000
+            await paste_text(RunTable(), ctx, PasteArgs(pane_id=pane.pane_id, text=text))
         assert scope.cancelled_caught
     assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith("muxport-paste-")
     assert tmux_server.buffers() == []

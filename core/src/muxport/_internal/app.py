@@ -59,5 +59,7 @@ async def start(
     )
     await services.start()
     caller_row = {"relation": caller.relation, "pane_id": caller.pane_id, "how": caller.how}
-    document = report(surface.rows, surface.selection, connection.report(), caller_row)
+    chosen = surface.selection["toolsets"]
+    facts = {name: toolsets.facts[name] for name in chosen if name in toolsets.facts}
+    document = report(surface.rows, surface.selection, connection.report(), caller_row, facts)
     return App(connection, caller, surface, MuxportServer(surface, services, document))

@@ -103,6 +103,7 @@ def report(
     selection: dict[str, Any],
     connection: dict[str, Any],
     caller: dict[str, Any],
+    facts: Mapping[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The whole ``tmux://capabilities`` document; static for the life of the process."""
     return {
@@ -113,4 +114,5 @@ def report(
         "caller": caller,
         "tool_filtering_boundary": "interface-shaping-not-authorization",
         "execution_authority": "tmux-user",
+        "toolset_facts": dict(facts or {}),
     }

@@ -78,6 +78,10 @@ async def doctor(args: argparse.Namespace) -> None:
     print(f"caller: {' '.join(filter(None, (caller.relation, caller.pane_id)))} ({caller.how})")
     print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
     print(f"tools ({len(surface.specs)}): {', '.join(sorted(surface.specs))}")
+    for name, facts in sorted(toolsets.facts.items()):
+        if name in surface.selection["toolsets"]:
+            for key, value in facts.items():
+                print(f"{name} {key}: {json.dumps(value, sort_keys=True)}")
     if toolsets.broken:
         print(f"broken toolsets: {toolsets.broken}")
 

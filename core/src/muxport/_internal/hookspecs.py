@@ -6,7 +6,7 @@ never by changing shapes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -25,6 +25,18 @@ def register_tools(registry: ToolRegistry) -> None:
     :param registry: call ``registry.add(fn)`` for each ``@tool``-declared
         ``async def fn(ctx, args) -> Result``. The registry stamps the tool with
         this plugin's toolset name (its entry-point name).
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def report_facts() -> dict[str, Any] | None:
+    """Facts about this installation that the toolset's users need (optional).
+
+    Shown under ``toolset_facts.<toolset>`` in ``tmux://capabilities`` and by
+    ``muxport doctor`` (e.g. which run frames this machine can use). Called once at
+    startup: cheap, JSON-shaped, never touching tmux.
 
     .. versionadded:: 0.1
     """

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
 
 import importlib_metadata
 import pluggy
@@ -27,6 +28,7 @@ class Toolsets:
     tools: dict[str, list[ToolSpec]] = field(default_factory=dict)
     distributions: dict[str, str] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def names(self) -> dict[str, list[str]]:
         return {ts: [spec.name for spec in specs] for ts, specs in self.tools.items()}
@@ -72,9 +74,10 @@ def load(extra: dict[str, ModuleType | object] | None = None) -> Toolsets:
             raise StartupError(f"plugin {name}: {exc}") from exc
         result.tools.setdefault(name, [])
         registry = ToolRegistry(toolset=name, plugin=name)
-        pm.subset_hook_caller("register_tools", remove_plugins=[
-            p for p in pm.get_plugins() if p is not plugin
-        ])(registry=registry)
+        others = [p for p in pm.get_plugins() if p is not plugin]
+        pm.subset_hook_caller("register_tools", remove_plugins=others)(registry=registry)
+        for facts in pm.subset_hook_caller("report_facts", remove_plugins=others)():
+            result.facts.setdefault(name, {}).update(facts or {})
         for spec in registry.tools:
             result.tools.setdefault(spec.toolset, []).append(spec)
     try:

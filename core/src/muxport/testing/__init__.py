@@ -6,10 +6,12 @@ The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so
 project that installs muxport gets them.
 """
 
+from muxport.testing import reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
     in_process_client,
+    launcher,
     stdio_client,
     tool_schema_errors,
 )
@@ -25,6 +27,8 @@ __all__ = [
     "TmuxServer",
     "eventually",
     "in_process_client",
+    "launcher",
+    "reach",
     "stdio_client",
     "tool_context",
     "tool_schema_errors",

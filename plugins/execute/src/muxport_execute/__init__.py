@@ -1,8 +1,10 @@
 """The execute toolset: make panes, send them input, run shell commands in them."""
 
+from typing import Any
+
 from muxport import ToolRegistry, hookimpl
 
-from muxport_execute import create, keys, panes, paste, run_tools, sync
+from muxport_execute import create, keys, panes, paste, reach, run_tools, sync
 
 
 @hookimpl
@@ -15,3 +17,8 @@ def register_tools(registry: ToolRegistry) -> None:
         *sync.TOOLS,
         *run_tools.TOOLS,
     )
+
+
+@hookimpl
+def report_facts() -> dict[str, Any]:
+    return reach.installation()

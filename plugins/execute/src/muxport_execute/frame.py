@@ -30,6 +30,7 @@ without ``HIST_IGNORE_SPACE`` keeps the line; it is inert (it names a deleted fi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -37,6 +38,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 POSIX_SHELLS = frozenset(
     {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
@@ -55,7 +57,7 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def _base_dir() -> str:
+def base_dir() -> str:
     base = tempfile.gettempdir()
     return base if _SAFE_DIR.match(base) and len(base) < 64 else "/tmp"
 
@@ -67,6 +69,7 @@ class Frame:
     nonce: str
     channel: str
     directory: Path
+    fish: bool = False  # fish panes: sh runs the frame, a child fish the command
 
     @property
     def start_marker(self) -> str:
@@ -83,8 +86,42 @@ class Frame:
 
     def typed_line(self, suppress_history: bool) -> str:
         """The only text typed at the pane's line editor (without the Enter)."""
-        line = f"\\. {quote(str(self.directory / 'run'))}"
+        runner = "sh" if self.fish else "\\."
+        line = f"{runner} {quote(str(self.directory / 'run'))}"
         return " " + line if suppress_history else line
+
+    @property
+    def started_path(self) -> Path:
+        return self.directory / "started"
+
+    @property
+    def token(self) -> str:
+        return self.directory.name
+
+    def has_ended(self) -> bool:
+        return self.status_path.exists()
+
+    def extract(self, capture: list[str]) -> Extracted:
+        return extract(self, capture)
+
+    def has_started(self) -> bool:
+        """The frame began (it writes ``started`` before it prints the start marker)."""
+        return self.started_path.exists() or self.status_path.exists()
+
+    def cancel_start(self) -> bool:
+        """Make a late start run nothing; True when the frame had not started, so the
+        command never runs. The frame writes ``started`` before it reads ``cmd``: once
+        ``cmd`` is renamed away, a frame that has not written ``started`` cannot run it."""
+        cmd, parked = self.directory / "cmd", self.directory / "cmd.cancelled"
+        try:
+            os.rename(cmd, parked)
+        except OSError:
+            return not self.has_started()
+        if self.has_started():
+            with contextlib.suppress(OSError):
+                os.rename(parked, cmd)
+            return False
+        return True
 
     def read_status(self) -> int | None:
         """The exit status the frame wrote, or None when it wrote none (yet)."""
@@ -98,78 +135,144 @@ class Frame:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+# Another run's frame lines: a marker row, or the typed line that sourced a frame.
+OTHER_FRAME = re.compile(
+    r"[0-9a-f]{32}:(?:s|e:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
+    r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_frame.py)
+)
+
+
+class Markers(Protocol):
+    """What extract needs of a frame: this one, or the typed one (typed_frame.py)."""
+
+    @property
+    def start_marker(self) -> str: ...
+
+    @property
+    def end_pattern(self) -> re.Pattern[str]: ...
+
+
 @dataclass(frozen=True)
 class Extracted:
     """The command's lines found in a capture."""
 
     lines: list[str]
     started: bool  # the start marker is still in the pane
-    ended: bool  # the end marker is in the pane
+    ended: bool  # the end marker is in the pane, after the start marker if that is there
     status: int | None  # the status the end marker carries
+    out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
 
 
-def extract(frame: Frame, capture: list[str]) -> Extracted:
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def extract(frame: Markers, capture: list[str]) -> Extracted:
     """The lines strictly between the markers of ``frame`` in a joined (``-J``) capture.
 
     The start marker is the last line equal to it; the end marker the first later line
     ending with it (text before it is a last line printed without a newline). Without
-    the start marker (the output outgrew the history, or the pane was cleared) every
-    line the pane still holds before the end marker is returned. Without the end marker
-    (still running) everything after the start is returned, trailing blank rows dropped.
+    the start marker (the output outgrew the history, the pane was cleared, or the
+    cursor moved up over it) the lines the pane still holds before the end marker are
+    returned, but never another run's marker or typed line, nor anything above them.
+    Without the end marker (still running) everything after the start is returned,
+    trailing blank rows dropped.
     """
     rows = [row.rstrip() for row in capture]
-    begin = 0
-    started = False
-    for index in range(len(rows) - 1, -1, -1):
-        if rows[index] == frame.start_marker:
-            begin, started = index + 1, True
-            break
     pattern = frame.end_pattern
-    for index in range(begin, len(rows)):
-        match = pattern.match(rows[index])
-        if match:
+    starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
+    ends = [(i, m) for i, row in enumerate(rows) if (m := pattern.match(row))]
+    if starts:
+        begin = starts[-1] + 1
+        after = [(i, m) for i, m in ends if i >= begin]
+        if after:
+            index, match = after[0]
             tail = [match.group(1)] if match.group(1) else []
-            return Extracted(rows[begin:index] + tail, started, True, int(match.group(2)))
-    lines = rows[begin:]
-    while lines and not lines[-1]:
-        lines.pop()
-    return Extracted(lines, started, False, None)
+            return Extracted(rows[begin:index] + tail, True, True, int(match.group(2)))
+        status = int(ends[0][1].group(2)) if ends else None
+        return Extracted(_trimmed(rows[begin:]), True, False, status, bool(ends))
+    stop, tail, status = len(rows), [], None
+    if ends:
+        stop, match = ends[0]
+        tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
+    region = rows[:stop]
+    cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
+    lines = region[cut + 1 :] + tail
+    return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
 
 
-def _frame_text(frame: Frame, tmux_binary: str, socket_path: str, suppress_history: bool) -> str:
+def _forget(frame: Frame) -> str:
+    """bash records space-led lines unless HISTCONTROL says otherwise: drop our own entry,
+    recognised by this run's unique directory name (runs in the pane's shell itself)."""
+    return (
+        "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
+        f"(*{quote(frame.directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
+        "esac;; esac\n"
+    )
+
+
+def _run_text(frame: Frame, suppress_history: bool) -> str:
+    """The file the typed line sources, in the pane's shell: (history) and one subshell.
+
+    The subshell is the job the shell reports on C-z: its text is this one short line,
+    never the frame's source (docs/runs.md).
+    """
+    forget = _forget(frame) if suppress_history else ""
+    return forget + f"( \\. {quote(str(frame.directory / 'frame'))} )\n"
+
+
+# The user's ERR/DEBUG traps (bash with set -E/-T, zsh's TRAPZERR/TRAPDEBUG and list
+# traps, ksh) must fire for the command's lines only: the outer subshell saves them to
+# a file and drops them for its own lines; the inner one, which runs the command,
+# restores them as the first thing of ``cmd`` (so not even the source command of
+# ``cmd`` is seen by a DEBUG trap; DEBUG is restored last). bash lists a parent's traps
+# in a subshell, so it saves only those that were inherited (its $- shows E or T).
+_SAVE_TRAPS = (
+    "case ${BASH_VERSION-}:$_mxf in "
+    "(?*:*[ET]*) \\trap -p ERR RETURN DEBUG >|\"$_mxd/traps\"; \\trap - ERR DEBUG RETURN;; "
+    "(?*:*) ;; "
+    "(*) case ${ZSH_VERSION-}${KSH_VERSION-} in (?*) \\trap >|\"$_mxd/traps\"; "
+    "\\trap - ZERR 2>/dev/null; \\trap - ERR DEBUG 2>/dev/null;; esac;; "
+    "esac 2>/dev/null\n"
+)
+# After C-c the status is the command's own (docs/runs.md): the outer subshell waits
+# for the inner one whatever it does with SIGINT; bash decides like an interactive
+# shell by itself; the others end the inner subshell when the interrupted command died
+# of SIGINT (130) or no command handled it (0).
+_INNER_INT = (
+    "case ${BASH_VERSION-} in (?*) ;; "
+    "(*) \\trap 'case $? in (0|130) \\exit 130;; esac' INT;; esac\n"
+)
+
+
+def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
     d = str(frame.directory)
-    forget = ""
-    if suppress_history:
-        # bash records space-led lines unless HISTCONTROL says otherwise: drop our own
-        # entry, recognised by this run's unique directory name.
-        forget = (
-            "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
-            f"(*{quote(frame.directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
-            "esac;; esac\n"
-        )
     finish = (
-        '_mxr=$?; \\trap "" INT TERM HUP; '
+        '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
         '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
         f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
         f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
         "\\exit 0"
     )
     return (
-        forget
-        + "(\n"
-        + "_mxf=$-\n"
+        f"_mxf=$-; _mxd={quote(d)}\n"
+        + _SAVE_TRAPS
         + "\\set +euxv\n"
         + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
-        + f"_mxd={quote(d)}; _mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
+        + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
+        # No started file (the run was given up as not started): run nothing.
+        + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
         + f"\\trap {quote(finish)} EXIT\n"
-        + "\\trap '\\exit 130' INT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '%s\\n' {frame.start_marker}\n"
+        + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
+        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
         + "(\n"
-        + "\\trap - EXIT INT TERM HUP\n"
+        + "\\trap - EXIT INT TERM HUP QUIT\n"
+        + _INNER_INT
         + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
         + "\\unset _mxf _mxd _mxt _mxs\n"
-        + f"\\. {quote(d + '/cmd')}\n"
-        + ")\n"
+        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else f"\\. {quote(d + '/cmd')}\n")
         + ")\n"
     )
 
@@ -183,16 +286,30 @@ def _write_private(path: Path, text: str) -> None:
 def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: bool) -> Frame:
     """Write the private directory (0700) with the command and the frame (0600 each)."""
     nonce = secrets.token_hex(16)
-    directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=_base_dir()))
+    directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=base_dir()))
     os.chmod(directory, 0o700)
     frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory)
     try:
-        body = command if command.endswith("\n") else command + "\n"
+        traps = quote(str(directory / "traps"))
+        # On the command's first line, so that its line numbers stay the command's own.
+        body = f"if \\test -f {traps}; then \\. {traps}; fi; " + command
+        body = body if body.endswith("\n") else body + "\n"
         _write_private(directory / "cmd", body)
-        _write_private(
-            directory / "run", _frame_text(frame, tmux_binary, socket_path, suppress_history)
-        )
+        _write_private(directory / "frame", _frame_text(frame, tmux_binary, socket_path))
+        _write_private(directory / "run", _run_text(frame, suppress_history))
     except BaseException:
         frame.remove()
         raise
     return frame
+
+
+def for_fish(frame: Frame, command: str, tmux_binary: str, socket_path: str) -> Frame:
+    """The same run (nonce, channel, directory) with the fish frame: fish has no subshell,
+    so sh runs the frame and a child fish the command (cd, set -x, exit end with it).
+    The user's POSIX traps do not apply there, so ``cmd`` is the command alone."""
+    fish = Frame(frame.nonce, frame.channel, frame.directory, fish=True)
+    for name in ("cmd", "frame"):
+        (frame.directory / name).unlink()
+    _write_private(frame.directory / "cmd", command if command.endswith("\n") else command + "\n")
+    _write_private(frame.directory / "frame", _frame_text(fish, tmux_binary, socket_path))
+    return fish

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, check_input, tool
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
+from muxport_execute.runs import RunTable
+
 # tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
 MAX_KEY_BYTES = 12_000
 
@@ -69,9 +71,11 @@ def send_commands(args: KeysArgs) -> list[tuple[str, ...]]:
     return commands
 
 
-async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     cohort = await check_input(ctx, args.pane_id)
     await ctx.tmux.run(*send_commands(args))
+    for pane_id in cohort.pane_ids:  # a run clears this server's own text first
+        runs.pending.typed(pane_id, args.keys, args.literal, args.enter)
     return KeysSent(
         pane_id=args.pane_id,
         sent=len(args.keys) + int(args.enter),
@@ -80,13 +84,13 @@ async def send(ctx: ToolContext, args: KeysArgs) -> KeysSent:
 
 
 @tool(INPUT, title="Send keys")
-async def send_keys(ctx: ToolContext, args: KeysArgs) -> KeysSent:
+async def send_keys(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
 
     Refused, with nothing typed, when any receiving pane is the caller, dead, input-disabled,
     in copy mode or attended; with synchronize-panes on, every receiving pane is listed.
     """
-    return await send(ctx, args)
+    return await send(runs, ctx, args)
 
 
 class BatchArgs(Args):
@@ -113,7 +117,7 @@ class BatchResult(Result):
 
 
 @tool(INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes")
-async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
+async def send_keys_batch(runs: RunTable, ctx: ToolContext, args: BatchArgs) -> BatchResult:
     """Send several send_keys rows in order, each freshly input-checked; stop or go on at errors."""
     if not ctx.is_selected("send_keys"):
         raise Refused(
@@ -124,7 +128,7 @@ async def send_keys_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
     stopped_at = None
     for index, row in enumerate(args.operations):
         try:
-            sent = await send(ctx, row)
+            sent = await send(runs, ctx, row)
         except ToolError as failure:
             results.append(RowResult(
                 index=index, pane_id=row.pane_id, success=False,

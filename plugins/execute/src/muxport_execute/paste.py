@@ -9,6 +9,8 @@ import anyio
 from muxport import INPUT, Args, PaneId, Result, ToolContext, check_input, tool
 from pydantic import Field, field_validator
 
+from muxport_execute.runs import RunTable
+
 MAX_TEXT_BYTES = 1_048_576
 # One tmux command line must stay under 16 KiB; larger text is appended in pieces.
 CHUNK_BYTES = 12_000
@@ -48,7 +50,7 @@ def chunks(text: str, limit: int = CHUNK_BYTES) -> Iterator[str]:
 
 
 @tool(INPUT, title="Paste text")
-async def paste_text(ctx: ToolContext, args: PasteArgs) -> Pasted:
+async def paste_text(runs: RunTable, ctx: ToolContext, args: PasteArgs) -> Pasted:
     """Paste text into one pane through a private tmux buffer, deleted afterwards; the target only.
 
     synchronize-panes does not fan a paste out. Refused, with nothing pasted, when the pane is
@@ -66,6 +68,7 @@ async def paste_text(ctx: ToolContext, args: PasteArgs) -> Pasted:
             else:  # the last piece and the paste in one invocation: no gap between them
                 await ctx.tmux.run(command, ("paste-buffer", "-d", "-b", name, "-t", args.pane_id))
         pasted = True
+        runs.pending.pasted(args.pane_id, args.text, args.enter)
     finally:
         if not pasted:  # failed or cancelled (client gone): the buffer must not outlive the call
             with anyio.CancelScope(shield=True):

@@ -1,9 +1,8 @@
-"""run_shell_command and wait_for_run (docs/runs-and-waits.md): one call runs a command and
-returns its output and exit status; a run that outlives its wait can be collected later."""
+"""run_shell_command and wait_for_run: one call runs a command and returns its output and
+exit status; a run that outlives its wait can be collected later (docs/runs.md)."""
 
 from __future__ import annotations
 
-import time
 from typing import Literal
 
 import anyio
@@ -15,9 +14,9 @@ from muxport import (
     Cohort,
     MaxLines,
     PaneId,
-    Refused,
     Result,
     Timeout,
+    TmuxFailed,
     ToolContext,
     ToolError,
     check_input,
@@ -29,11 +28,23 @@ from muxport import (
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute.run_watch import foreground_group, observe, watch
-from muxport_execute.runs import Run, RunTable
+from muxport_execute import procs, typed_run
+from muxport_execute.dispatch import check_line, ready_shell
+from muxport_execute.input_wait import Reader, View, start_thread, until_reading
+from muxport_execute.line_state import Line, PendingInput, read_line
+from muxport_execute.notes import stop_recovery
+from muxport_execute.pane_view import observe
+from muxport_execute.reach import Requested, choose, program_name
+from muxport_execute.run_watch import Watch, stopped_note, watch
+from muxport_execute.runs import FrameName, Run, RunTable
+from muxport_execute.typed_frame import is_carrier
 
 MAX_COMMAND = 65_536
-AnswerOutcome = Literal["completed", "timed_out", "pane_gone", "server_gone"]
+AnswerOutcome = Literal[
+    "completed", "timed_out", "waiting_for_input", "stopped", "not_started", "lost",
+    "pane_gone", "server_gone", "error",
+]
+PROMPT_LINES = 3
 
 
 class RunArgs(Args):
@@ -47,6 +58,11 @@ class RunArgs(Args):
     max_lines: MaxLines = None
     suppress_history: bool = Field(
         default=True, description="keep the typed line out of the shell's history (best effort)"
+    )
+    frame: Requested = Field(
+        default="auto",
+        description="auto: the local frame where the shell can read muxport's files, else the "
+        "typed frame (ssh, su, sudo, containers, another user); local or typed forces one",
     )
 
 
@@ -62,76 +78,112 @@ class WaitRunArgs(Args):
 
 class RunAnswer(Result):
     pane_id: str
-    outcome: AnswerOutcome
+    outcome: AnswerOutcome = Field(description="what happened; the note says what to do next")
     exit_status: int | None = Field(default=None, description="read from the run, never guessed")
     output: list[str] = Field(description="only what the command printed, newest kept")
     framed: bool = Field(description="both markers were found: output is exactly the command's")
-    lines_missed: bool = Field(description="earlier output left the pane (history or a clear)")
+    lines_missed: bool = Field(description="output may be missing (history, clear, rewritten)")
     truncated: bool
     lines_dropped: int
     run_id: str = Field(description="pass to wait_for_run to collect a run that is still going")
     seconds: float = Field(description="how long the run has run (until it ended)")
     effective_timeout: float
     max_lines: int = Field(description="the line budget actually used")
+    reason: str | None = Field(default=None, description="why it did not start, or the error code")
+    pane_lines: list[str] | None = Field(default=None, description="what the pane showed then")
+    frame: FrameName = Field(description="local (private files) or typed (through the terminal)")
+    echo_off: bool | None = Field(
+        default=None, description="waiting_for_input: the terminal hides what is typed (a secret)"
+    )
+    prompt: list[str] | None = Field(
+        default=None, description="waiting_for_input: the last lines shown, the question asked"
+    )
 
 
 def answer(
-    run: Run,
-    outcome: AnswerOutcome,
-    lines: list[str],
-    framed: bool,
-    missed: bool,
-    max_lines: int | None,
-    timeout: float,
-    stored_dropped: int = 0,
-    note: str | None = None,
+    run: Run, outcome: AnswerOutcome, lines: list[str], framed: bool, missed: bool,
+    max_lines: int | None, timeout: float, note: str | None = None,
+    reading: Reader | None = None,
 ) -> RunAnswer:
     budget = clamp_lines(max_lines)
     kept = keep_newest(lines, budget)
+    ending = run.ending if run.final else None
+    dropped = run.stored_dropped if ending else 0
     return RunAnswer(
         pane_id=run.pane_id,
         outcome=outcome,
-        exit_status=run.exit_status if outcome != "timed_out" else None,
+        exit_status=ending.exit_status if ending else None,
         output=kept.lines,
         framed=framed,
         lines_missed=missed,
         # a cut made when the output was stored stays reported through this second cut
-        truncated=kept.truncated or stored_dropped > 0 or run.stored_truncated,
-        lines_dropped=kept.lines_dropped + stored_dropped,
+        truncated=kept.truncated or dropped > 0 or (ending is not None and run.stored_truncated),
+        lines_dropped=kept.lines_dropped + dropped,
         run_id=run.run_id,
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,
-        note=note,
+        note=ending.note if ending else note,
+        reason=ending.reason if ending else None,
+        pane_lines=ending.pane_lines if ending else None,
+        frame=run.frame_name,
+        echo_off=reading.echo_off if reading is not None else None,
+        prompt=[line for line in lines if line.strip()][-PROMPT_LINES:] if reading else None,
     )
 
 
 async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
-    """Wait up to ``wait`` seconds for the run; its final answer, or the output so far."""
+    """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so far."""
+    reading: Reader | None = None
+
+    async def inputs(view: View, scope: anyio.CancelScope) -> None:
+        nonlocal reading
+        reading = await until_reading(view)
+        scope.cancel()
+
+    if run.view is not None:
+        start_thread()
     async with ctx.heartbeat(f"run {run.run_id} in {run.pane_id}", wait):
-        with anyio.move_on_after(wait):
-            await run.done.wait()
-    if run.done.is_set() and run.outcome != "running":
-        return answer(
-            run,
-            run.outcome,
-            run.output,
-            run.framed,
-            run.lines_missed,
-            max_lines,
-            wait,
-            run.stored_dropped,
-            run.note,
-        )
-    assert run.frame is not None
-    seen = await observe(ctx.tmux, run.pane_id, "")
-    found = frames.extract(run.frame, seen.lines)
+        async with anyio.create_task_group() as group:
+            if run.view is not None and not run.final:
+                group.start_soon(inputs, run.view, group.cancel_scope)
+            await run.settled(wait)
+            group.cancel_scope.cancel()
+    seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
+    if run.ending is not None or seen is None or run.frame is None:  # perhaps while read
+        end = run.ending
+        assert end is not None
+        return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
+    found = run.frame.extract(seen.lines)
+    if run.state == "stopped":
+        note = stopped_note(run)
+        return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
+    if reading is not None:
+        return answer(run, "waiting_for_input", found.lines, False, not found.started,
+                      max_lines, wait, waiting_note(run, reading), reading)
     note = (
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
-        f"for its exit status and output (send_keys C-c to {run.pane_id} stops it)"
+        f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
     )
-    return answer(
-        run, "timed_out", found.lines, found.started, not found.started, max_lines, wait, note=note
+    if run.view is None:
+        note += (
+            "; muxport cannot see whether a command on the far side of a carrier (ssh, "
+            "sudo, a container) waits for input: capture_pane shows what the pane asks"
+        )
+    return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
+
+
+def waiting_note(run: Run, reading: Reader) -> str:
+    collect = f"then call wait_for_run with run_id {run.run_id} for its exit status"
+    if reading.echo_off:
+        return (
+            f"run {run.run_id} waits for input with echo off in {run.pane_id}: a password or "
+            "another secret. Ask the user to type it into that pane themselves; never ask for "
+            f"a password or send one yourself; {collect} (send_keys C-c gives up)"
+        )
+    return (
+        f"run {run.run_id} waits for input in {run.pane_id} (see prompt): answer with "
+        f"paste_text or send_keys to {run.pane_id}, {collect}; send_keys C-c stops it"
     )
 
 
@@ -170,63 +222,118 @@ async def release_waiter(ctx: ToolContext, process: Process, channel: str) -> No
     """End a run's wait-for client that will never be signalled (the run was refused or
     cancelled before dispatch). It is woken rather than only killed: a killed waiter
     stays registered on the tmux server."""
-    await ctx.tmux.wake_waiter(channel, process)
-
-
-@tool(COMMAND, title="Run a shell command")
-async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
-    """Run a command in a pane's POSIX shell and return its exit status and only its output.
-
-    The command runs in a subshell (cd, export, exit do not outlive it), is never typed
-    (a private script is sourced), and completes through tmux wait-for. A run that
-    outlives the timeout answers timed_out with a run_id for wait_for_run.
-    """
-    timeout = effective_timeout(args.timeout)
-    run = runs.reserve(args.pane_id)
-    waiter = None
     try:
-        run.frame = frames.prepare(
-            args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
-        )
-        waiter, cohort = await waiter_and_check(ctx, run.frame.channel, args.pane_id)
-        # Read while the shell has the terminal: the run has ended when it has it again.
-        program, group = cohort.command, foreground_group(cohort.pane_pid)
-        if not frames.is_posix_shell(program):
-            raise Refused(
-                f"pane {args.pane_id} is running {program or 'no program'}, not a POSIX shell "
-                "(sh, bash, zsh, dash, ksh...), so run_shell_command cannot frame a command "
-                "there; use send_keys to type into it",
-                data={"reason": "not_a_shell", "pane_id": args.pane_id, "command": program},
+        await ctx.tmux.wake_waiter(channel, process)
+    except (ToolError, OSError):  # tmux fails: at least reap the client
+        await ctx.tmux.stop_client(process)
+
+
+async def final_checks(
+    ctx: ToolContext, pane_id: str, shell: str, pending: PendingInput
+) -> Line:
+    """The input check again right before typing, beside a look at the line editor."""
+    lines = []
+    async with anyio.create_task_group() as group:
+
+        async def again() -> None:
+            await check_input(ctx, pane_id, exactly_one=True)
+
+        group.start_soon(again)
+
+        async def line() -> None:
+            lines.append(await read_line(ctx.tmux, pane_id))
+
+        group.start_soon(line)
+    return await check_line(ctx.tmux, pane_id, shell, lines[0], pending)
+
+
+async def dispatch(
+    ctx: ToolContext, run: Run, args: RunArgs, pending: PendingInput
+) -> Watch | None:
+    """Check the pane, type the line; the watcher of the dispatched run (None: a typed
+    frame, which typed_run watches, or a run that ended before anything was typed)."""
+    frame = frames.prepare(
+        args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
+    )
+    run.frame = frame
+    waiter, cohort = await waiter_and_check(ctx, frame.channel, args.pane_id)
+    try:
+        shell = cohort.command
+        if not is_carrier(shell) and program_name(shell) != "fish":
+            # waits for a shell that is still starting; refuses what is not a shell
+            shell = await ready_shell(ctx.tmux, args.pane_id, shell, cohort.pane_pid)
+        reach = choose(args.frame, shell, cohort.pane_pid, args.pane_id)
+        if reach.frame == "typed":
+            await release_waiter(ctx, waiter, frame.channel)
+            frame.remove()
+            run.frame = None
+            group = procs.foreground_group(cohort.pane_pid)
+            await typed_run.dispatch(
+                ctx, run, args.command, args.suppress_history, reach, cohort.pane_pid, group
             )
-        await check_input(ctx, args.pane_id, exactly_one=True)  # again, right before dispatch
-        line = run.frame.typed_line(args.suppress_history) + "\r"
+            return None
+        if reach.kind == "fish":
+            frame = frames.for_fish(frame, args.command, ctx.tmux.binary, ctx.tmux.socket_path)
+            run.frame = frame
+            await check_input(ctx, args.pane_id, exactly_one=True)
+        else:
+            await final_checks(ctx, args.pane_id, shell, pending)
+        # Read while the shell has the terminal: the run has ended when it has it again.
+        group = procs.foreground_group(cohort.pane_pid)
+        before = procs.children(group) if group else set()
+        line = frame.typed_line(args.suppress_history) + "\r"
         try:
             sent = await ctx.tmux.run(
-                ("display-message", "-p", "-t", args.pane_id, "#{pane_pid}"),
+                ("display-message", "-p", "-t", args.pane_id,
+                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y} #{pane_tty}"),
                 ("send-keys", "-t", args.pane_id, "-l", "--", line),
             )
         except ToolError as error:
             error.delivery = "possibly_sent"
             raise
-        run.started = time.monotonic()
-        run.dispatched = True
     except BaseException:
-        with anyio.CancelScope(shield=True):
-            if waiter is not None and run.frame is not None and not run.dispatched:
-                await release_waiter(ctx, waiter, run.frame.channel)
-            elif waiter is not None:
-                await ctx.tmux.stop_client(waiter)
-            if run.frame is not None and not run.dispatched:
-                run.frame.remove()
-        if not run.dispatched:
-            runs.release(run)
+        await release_waiter(ctx, waiter, frame.channel)
         raise
-    pane_pid = sent.stdout.strip()
+    run.dispatch()
+    pane_pid, alternate, tty = [*sent.stdout.split(), "", "", ""][:3]
+    if pane_pid.isdigit():
+        run.view = View(int(pane_pid), group, tty)
+    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate)
 
-    async def follow() -> None:
-        await watch(ctx.tmux, run, waiter, pane_pid, program, group)
 
-    ctx.spawn(follow)
+@tool(COMMAND, title="Run a shell command")
+async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
+    """Run a command in a pane's shell and return its exit status and only its output.
+
+    bash, zsh, dash, ksh, fish, also through ssh, su, sudo and containers. The command
+    runs in a subshell (cd, export, exit do not outlive it). Locally it is never typed
+    (a private script is sourced; completion through tmux wait-for); elsewhere one
+    compact line is typed (the answer's frame says which). outcome: completed;
+    timed_out (still running: wait_for_run with run_id); waiting_for_input (blocked on
+    a prompt: answer with paste_text, then wait_for_run; echo_off: a secret, ask the
+    user to type it); stopped (C-z: fg
+    resumes it); not_started (the line did not run: the note says why and what clears
+    it); lost (the frame died without a status); pane_gone; server_gone; error (muxport
+    lost track). Refused, with nothing typed, when the line holds text (line_not_empty),
+    the shell is not at its main prompt (not_at_prompt) or is still starting (starting).
+    """
+    timeout = effective_timeout(args.timeout)
+    run = runs.reserve(args.pane_id)
+    try:
+        w = await dispatch(ctx, run, args, runs.pending)
+    except OSError as fault:  # the tmux binary is missing, no file descriptors, a full disk
+        runs.release(run)
+        raise TmuxFailed(
+            f"could not start run: {fault.strerror or fault}; check that tmux "
+            f"({ctx.tmux.binary}) runs and that {frames.base_dir()} is writable, then try again",
+            retryable=True,
+        ) from None
+    except BaseException:
+        runs.release(run)
+        raise
+    if w is not None:
+        watched = w
+        ctx.spawn(lambda: watch(watched))
     return await settle(ctx, run, timeout, args.max_lines)
 
 
@@ -239,8 +346,9 @@ async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> 
 async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run that run_shell_command started and return its exit status and output.
 
-    Works after the run ended too (finished runs are kept an hour, at most 64 runs);
-    it never sends anything to a pane.
+    Answers every outcome run_shell_command does, with its note (what to do next); a
+    stopped run answers at once. Works after the run ended too (finished runs are kept
+    an hour, at most 64 runs); it never sends anything to a pane.
     """
     run = runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)

@@ -1,110 +1,76 @@
-"""Watching one run: the private ``wait-for`` channel, pane liveness, and the final capture.
+"""Watching one run until it ends (docs/runs.md, "How a run ends").
 
 Completion is the frame's ``wait-for -S`` on the run's own channel (a fresh name per
 run: a killed waiter leaves a ghost that would swallow a later signal on a reused
 name). tmux also wakes a waiter when the server dies, so a wake proves nothing by
-itself: the status file, then one observation (pane state and capture in ONE tmux
-invocation) decide between completed, pane_gone and server_gone. A slow probe of the
-pane runs beside the waiter because a killed pane never signals.
+itself: the status file, then one observation decide the outcome. Beside the waiter a
+monitor looks at the pane and the frame's process, quickly at first:
+
+- no ``started`` file ``START_BOUND`` seconds after typing: ``not_started`` (the typed
+  line did not run; the frame is made unable to run the command first);
+- the frame's process stopped (C-z): ``stopped`` until it runs again (``fg``);
+- the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
+- a status file without a signal (the frame's tmux client failed): the run ended.
+
+Any fault in here (tmux failing or missing, ``OSError``, a full disk) ends this run
+with outcome ``error``; it never reaches the server.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
-from muxport import SEP, Tmux, TmuxUnresponsive, ToolError, classify
+from muxport import Tmux, TmuxUnresponsive, ToolError
 
-from muxport_execute.frame import Extracted, extract
-from muxport_execute.runs import Run
+from muxport_execute import procs
+from muxport_execute.diagnose import not_started
+from muxport_execute.notes import stopped_recovery
+from muxport_execute.pane_view import Gone, Observation, observe, probe
+from muxport_execute.runs import Ending, Run, RunFrame
 
-Gone = Literal["pane_gone", "server_gone"]
-State = Literal["alive", Gone]
-PROBE = f"#{{pane_dead}}{SEP}#{{pane_pid}}{SEP}#{{pane_current_command}}"
-PROBE_FIRST, PROBE_MAX = 0.1, 1.0
+START_BOUND = 3.0
+PROBE_FIRST, PROBE_MAX, STOPPED_PROBE = 0.05, 0.5, 0.2
 # tmux may handle the frame's signal before it has read the pane's last bytes, and the
 # shell may not have reaped the frame yet: look again (quickly at first, then every
-# SETTLE_STEP) until both are done, for at most SETTLE_BOUND (a loaded machine can take
-# hundreds of milliseconds to schedule the shell).
+# SETTLE_STEP) until both are done, for at most SETTLE_BOUND. Once the shell has the
+# terminal, a missing end marker means the screen was rewritten: MARKER_GRACE more.
 SETTLE_DELAYS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)
-SETTLE_STEP, SETTLE_BOUND = 0.1, 10.0
+SETTLE_STEP, SETTLE_BOUND, MARKER_GRACE = 0.1, 10.0, 0.3
 
 
-@dataclass(frozen=True)
-class Observation:
-    state: State
-    lines: list[str]
-    command: str = ""
+@dataclass
+class Watch:
+    """One run's watcher: the pane's processes as they were when the line was typed."""
 
+    tmux: Tmux
+    run: Run
+    frame: RunFrame
+    waiter: Process | None  # the frame's wait-for client; None: the monitor alone decides
+    pane_pid: str
+    shell: str  # the foreground program's name when typed
+    group: int | None  # the terminal's foreground process group then (the shell's)
+    before: set[int] = field(default_factory=set)  # the shell's children then
+    alternate: str = ""  # the alternate screen's saved cursor then
+    frame_pid: int | None = None
 
-def _classify(stderr: str) -> State | None:
-    fault = classify(stderr)
-    return "server_gone" if fault == "gone" else "pane_gone" if fault == "missing" else None
+    @property
+    def shell_pid(self) -> int | None:
+        return self.group
 
-
-def _state(first_line: str, pane_pid: str) -> State:
-    dead, _, rest = first_line.partition(SEP)
-    pid = rest.partition(SEP)[0]
-    if dead == "1" or (pane_pid and pid != pane_pid):
-        return "pane_gone"  # dead (remain-on-exit) or respawned: not the shell we typed into
-    return "alive"
-
-
-async def probe(tmux: Tmux, pane_id: str, pane_pid: str) -> State:
-    out = await tmux.run(("display-message", "-p", "-t", pane_id, PROBE), check=False)
-    if out.returncode != 0:
-        state = _classify(out.stderr)
-        if state is None:
-            raise tmux.failure(out)
-        return state
-    return _state(out.lines[0] if out.lines else "", pane_pid)
-
-
-async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
-    """The pane's state and its whole joined capture, in one tmux invocation."""
-    out = await tmux.run(
-        ("display-message", "-p", "-t", pane_id, PROBE),
-        ("capture-pane", "-p", "-J", "-t", pane_id, "-S", "-"),
-        check=False,
-    )
-    if out.returncode != 0:
-        state = _classify(out.stderr)
-        if state is None:
-            raise tmux.failure(out)
-        return Observation(state, [])
-    lines = out.lines
-    first = lines[0] if lines else ""
-    return Observation(_state(first, pane_pid), lines[1:], first.split(SEP)[-1])
-
-
-def foreground_group(pane_pid: str) -> int | None:
-    """The process group that owns the terminal of the pane's process (Linux ``/proc``).
-
-    None where there is no ``/proc`` or the process is gone: callers then rely on the
-    name tmux reports.
-    """
-    try:
-        with open(f"/proc/{int(pane_pid)}/stat", "rb") as stat:
-            fields = stat.read().rpartition(b")")[2].split()
-        group = int(fields[5])  # state ppid pgrp session tty_nr tpgid
-    except (OSError, ValueError, IndexError):
-        return None
-    return group if group > 0 else None
-
-
-def shell_has_terminal(seen: Observation, shell: str, pane_pid: str, group: int | None) -> bool:
-    """Whether the pane's shell (not a child of it) is in the foreground again.
-
-    The frame's subshell is a fork of the shell, so tmux names it like the shell; and
-    between its exit and the shell reaping it, tmux names the pane's start command. The
-    process group that had the terminal when the run was dispatched tells them apart.
-    """
-    if seen.command != shell:
-        return False
-    return group is None or foreground_group(pane_pid) in (group, None)
+    def job(self) -> str:
+        """The frame subshell's state: running, stopped, gone or unknown."""
+        if self.frame_pid is None and self.shell_pid is not None:
+            new = procs.children(self.shell_pid) - self.before
+            self.frame_pid = min(new) if new else None
+        if self.frame_pid is None:
+            return "unknown"
+        seen = procs.stat(self.frame_pid)
+        if seen is None or seen.state in ("Z", "X"):
+            return "gone"
+        return "stopped" if seen.state in ("T", "t") else "running"
 
 
 def gone_note(state: Gone, run: Run) -> str:
@@ -119,41 +85,109 @@ def gone_note(state: Gone, run: Run) -> str:
     )
 
 
-async def conclude(
-    tmux: Tmux, run: Run, pane_pid: str, shell: str, group: int | None, gone: Gone | None
-) -> None:
+def shell_has_terminal(w: Watch, seen: Observation) -> bool:
+    """Whether the pane's shell (not a child of it) is in the foreground again.
+
+    The frame's subshell is a fork of the shell, so tmux names it like the shell; and
+    between its exit and the shell reaping it, tmux names the pane's start command. The
+    process group that had the terminal when the run was dispatched tells them apart.
+    """
+    if seen.command != w.shell:
+        return False
+    return w.group is None or procs.foreground_group(w.pane_pid) in (w.group, None)
+
+
+async def look(w: Watch) -> Ending | bool:
+    """One look of the monitor: an ending, True when the frame has ended, else False."""
+    run = w.run
+    try:
+        state = await probe(w.tmux, run.pane_id, w.pane_pid)
+    except TmuxUnresponsive:
+        return False  # a stopped server: keep watching, it may resume (docs/reliability.md)
+    if state != "alive":
+        return Ending(state, w.frame.read_status(), note=gone_note(state, run))
+    if run.state == "dispatched":
+        if w.frame.has_started():
+            run.start()
+        elif run.elapsed() >= START_BOUND:
+            if w.frame.cancel_start():
+                return await not_started(w.tmux, run.pane_id, w.frame, w.shell, START_BOUND)
+            run.start()
+    if run.state not in ("started", "stopped"):
+        return False
+    if w.frame.has_ended():
+        return True
+    job = w.job()
+    if job == "stopped":
+        run.stop()
+    elif job == "running":
+        run.resume()
+    elif job == "gone" and not w.frame.has_ended():
+        return Ending(
+            "lost",
+            note=(
+                f"the run's frame in {run.pane_id} ended without an exit status (killed, or "
+                "replaced by exec); anything it started may still run: capture_pane shows the "
+                "pane, and the next run_shell_command can run there"
+            ),
+            reason="frame_gone",
+        )
+    return w.frame.has_ended()
+
+
+async def conclude(w: Watch, gone: Gone | None) -> None:
     """Read the status and the output of a run that ended, and record them.
 
-    The run counts as ended once its end marker is on the screen and the pane's shell
-    has the terminal back (the frame's subshell signals just before it exits; until the
-    shell reaps it, tmux names the pane's foreground program wrongly, and the next
-    run's shell check would fail).
+    The run counts as ended once the shell has the terminal back (the frame's subshell
+    signals just before it exits; until the shell reaps it, tmux names the pane's
+    foreground program wrongly, and the next run's shell check would fail) and its end
+    marker is on the screen, or, if the screen was rewritten, MARKER_GRACE later.
     """
-    frame = run.frame
-    assert frame is not None
+    run, frame = w.run, w.frame
     status = frame.read_status()
     if gone is not None:
-        run.finish(gone, [], False, True, status, gone_note(gone, run))
+        run.end(Ending(gone, status, note=gone_note(gone, run)))
         return
-    found = Extracted([], False, False, None)
+    seen = Observation("alive", [])
     deadline = anyio.current_time() + SETTLE_BOUND
-    for look in itertools.count():
-        await anyio.sleep(SETTLE_DELAYS[look] if look < len(SETTLE_DELAYS) else SETTLE_STEP)
-        seen = await observe(tmux, run.pane_id, pane_pid)
-        if seen.state == "pane_gone" or seen.state == "server_gone":
-            run.finish(seen.state, [], False, True, status, gone_note(seen.state, run))
+    back: float | None = None
+    for look_number in itertools.count():
+        delay = SETTLE_DELAYS[look_number] if look_number < len(SETTLE_DELAYS) else SETTLE_STEP
+        await anyio.sleep(delay)
+        seen = await observe(w.tmux, run.pane_id, w.pane_pid)
+        if seen.state != "alive":
+            run.end(Ending(seen.state, status, note=gone_note(seen.state, run)))
             return
-        found = extract(frame, seen.lines)
-        settled = found.ended and shell_has_terminal(seen, shell, pane_pid, group)
-        if settled or anyio.current_time() >= deadline:
+        now = anyio.current_time()
+        if shell_has_terminal(w, seen):
+            back = now if back is None else back
+            if frame.extract(seen.lines).ended or now - back >= MARKER_GRACE:
+                break
+        if now >= deadline:
             break
+    found = frame.extract(seen.lines)
+    status = frame.read_status() if status is None else status
     if status is None:
         status = found.status
+    rewritten = seen.rows_below_cursor or not found.ended or found.out_of_order
+    alternate = bool(w.alternate) and seen.alternate != w.alternate
+    framed = found.started and found.ended and not rewritten and not alternate
     note = None
     if status is None:
         note = (
             "the frame recorded no exit status (its private files were removed, or the "
             "shell was killed); capture_pane shows what the pane holds"
+        )
+    elif alternate:
+        note = (
+            "the command used the alternate screen (a full-screen program): what it showed "
+            "there is not in the pane, only what it printed on the main screen is here"
+        )
+    elif rewritten:
+        note = (
+            "the command moved the cursor or rewrote the screen (cursor movement, a scroll "
+            "region, a clear), so some output may be missing or out of order; redirect to a "
+            "file (cmd > out.txt) to get it all"
         )
     elif not found.started:
         note = (
@@ -161,58 +195,75 @@ async def conclude(
             "history, or the pane was cleared): these are the newest lines it still holds; "
             "redirect to a file (cmd > out.txt) to keep everything"
         )
-    run.finish(
-        "completed", found.lines, found.started and found.ended, not found.started, status, note
-    )
+    run.end(Ending("completed", status, found.lines, framed, not framed, note))
 
 
-async def watch(
-    tmux: Tmux, run: Run, waiter: Process, pane_pid: str, shell: str, shell_group: int | None
-) -> None:
-    """Background task: wait for the run's signal (or its pane's end), then conclude it."""
-    frame = run.frame
-    assert frame is not None
+async def watch(w: Watch) -> None:
+    """Background task: wait for the run's signal (or another ending), then conclude it."""
+    run = w.run
     gone: Gone | None = None
     try:
         async with anyio.create_task_group() as group:
 
-            async def signalled() -> None:
+            async def signalled(waiter: Process) -> None:
                 await waiter.wait()
                 group.cancel_scope.cancel()
 
-            async def liveness() -> None:
+            async def monitor() -> None:
                 nonlocal gone
                 delay = PROBE_FIRST
                 while True:
                     await anyio.sleep(delay)
-                    delay = min(PROBE_MAX, delay * 1.5)
-                    try:
-                        state = await probe(tmux, run.pane_id, pane_pid)
-                    except TmuxUnresponsive:
-                        continue  # a stopped server: keep watching, it may resume
-                    # A status file without a signal: the frame's tmux client failed.
-                    if state == "pane_gone" or state == "server_gone":
-                        gone = state
-                    if gone or (delay >= PROBE_MAX and frame.status_path.exists()):
+                    delay = min(PROBE_MAX if run.state != "stopped" else STOPPED_PROBE, delay * 1.5)
+                    seen = await look(w)
+                    if isinstance(seen, Ending):
+                        if seen.outcome in ("pane_gone", "server_gone"):
+                            gone = "server_gone" if seen.outcome == "server_gone" else "pane_gone"
+                        else:
+                            run.end(seen)
+                    if seen is not False:
                         group.cancel_scope.cancel()
                         return
 
-            group.start_soon(signalled)
-            group.start_soon(liveness)
-        await tmux.stop_client(waiter)
-        await conclude(tmux, run, pane_pid, shell, shell_group, gone)
-    except ToolError as error:
-        run.finish(
-            "completed",
-            [],
-            False,
-            True,
-            frame.read_status(),
-            f"the run ended but its output could not be read: {error.message}",
-        )
+            if w.waiter is not None:
+                group.start_soon(signalled, w.waiter)
+            group.start_soon(monitor)
+        await stop(w)
+        if not run.final:
+            await conclude(w, gone)
+    except Exception as fault:  # the run ends; the server and every other run go on
+        run.end(fault_ending(run, fault))
     finally:
         with anyio.CancelScope(shield=True):
-            await tmux.stop_client(waiter)
-            frame.remove()
-            if not run.done.is_set():  # muxport is shutting down
-                run.finish("completed", [], False, True, None, "muxport stopped watching this run")
+            await stop(w)
+            if not run.final:  # muxport is shutting down
+                run.end(Ending("error", None, note="muxport stopped watching this run",
+                               reason="shutdown"))
+
+
+async def stop(w: Watch) -> None:
+    if w.waiter is not None:
+        await w.tmux.stop_client(w.waiter)
+
+
+def fault_ending(run: Run, fault: Exception) -> Ending:
+    while isinstance(fault, ExceptionGroup):  # raised through the task group
+        fault = fault.exceptions[0]
+    if isinstance(fault, ToolError):
+        what, code = fault.message, fault.code
+    else:
+        what, code = f"{type(fault).__name__}: {fault}", "internal_error"
+    return Ending(
+        "error",
+        None,
+        note=(
+            f"muxport lost track of run {run.run_id} in {run.pane_id}: {what}; the command "
+            "may still be running there: capture_pane shows the pane once tmux answers, "
+            "and the next run_shell_command there checks it first"
+        ),
+        reason=code,
+    )
+
+
+def stopped_note(run: Run) -> str:
+    return stopped_recovery(run.pane_id, run.run_id)

@@ -1,9 +1,20 @@
-"""The run table: every run this server started, watched until it ends (docs/runs-and-waits.md).
+"""The run: one command sent to one pane, as one object with explicit states
+(docs/runs-and-waits.md).
 
-Bounded: at most ``CAPACITY`` runs are tracked; a finished run is kept ``KEEP_FINISHED``
-seconds so that ``wait_for_run`` can still report it; when the table is full the oldest
-finished run is evicted first, and a new run is refused only when every tracked run is
-still running. One run at a time per pane: a pane with an unfinished run is busy.
+    prepared --dispatch--> dispatched --start--> started <--stop/resume--> stopped
+        |                      |                    |                         |
+        +------------------ end(outcome) from any of them ---------------------+
+
+End states (``Outcome``): completed, not_started, lost, pane_gone, server_gone, error.
+Only this module writes a run's state; ``end`` records the final answer once and is
+the one place a run's private files go (``Frame.remove``). ``stopped`` is not an
+end: the run is still watched (``fg`` resumes it), but it does not hold its pane.
+
+The table is bounded: at most ``CAPACITY`` runs; a finished run is kept
+``KEEP_FINISHED`` seconds for ``wait_for_run``; the oldest finished run is evicted
+first; a new run is refused only when every tracked run is still unfinished. A run
+that was never dispatched (the server failed between reserving and typing) expires
+after ``STALE_PREPARED`` seconds, so it can never hold a pane or a slot.
 """
 
 from __future__ import annotations
@@ -12,102 +23,187 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 import anyio
 from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
 
-from muxport_execute.frame import Frame
+from muxport_execute.frame import Extracted
+from muxport_execute.input_wait import View
+from muxport_execute.line_state import PendingInput
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
+STALE_PREPARED = 60.0
+STOP_GRACE = 0.6
 
-Outcome = Literal["running", "completed", "pane_gone", "server_gone"]
+State = Literal["prepared", "dispatched", "started", "stopped"]
+FrameName = Literal["local", "typed"]
+Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
+HOLDS_PANE: frozenset[str] = frozenset({"prepared", "dispatched", "started"})
+
+
+class RunFrame(Protocol):
+    """What a frame (the local file frame, or a typed one) gives the run and its watcher
+    (docs/run-outcomes.md, "Frames")."""
+
+    @property
+    def token(self) -> str:
+        """A string unique to this run that its typed line contains (to find its echo)."""
+        ...
+
+    def typed_line(self, suppress_history: bool) -> str: ...
+    def has_started(self) -> bool: ...
+    def has_ended(self) -> bool: ...
+    def read_status(self) -> int | None: ...
+    def cancel_start(self) -> bool: ...
+    def extract(self, capture: list[str]) -> Extracted: ...
+    def remove(self) -> None: ...
 
 
 def new_run_id() -> str:
     return "run-" + secrets.token_hex(8)
 
 
+@dataclass(frozen=True)
+class Ending:
+    """What a run left: its final answer."""
+
+    outcome: Outcome
+    exit_status: int | None = None
+    output: list[str] = field(default_factory=list)
+    framed: bool = False
+    lines_missed: bool = True
+    note: str | None = None
+    reason: str | None = None  # why it did not start, or what failed (error_code)
+    pane_lines: list[str] | None = None  # what the pane showed, when that explains it
+
+
 @dataclass
 class Run:
-    """One command sent to one pane, and, once it ended, what it left."""
+    """One command sent to one pane; its state changes only through the methods below."""
 
     run_id: str
     pane_id: str
-    started: float = field(default_factory=time.monotonic)
-    frame: Frame | None = None
-    dispatched: bool = False
-    done: anyio.Event = field(default_factory=anyio.Event)
-    outcome: Outcome = "running"
-    exit_status: int | None = None
-    output: list[str] = field(default_factory=list)
-    stored_dropped: int = 0  # lines dropped when the final output was stored (budget ceiling)
-    stored_truncated: bool = False  # the stored output was cut (a line clipped counts too)
-    framed: bool = False
-    lines_missed: bool = False
-    note: str | None = None
+    frame: RunFrame | None = None
+    state: State | Outcome = "prepared"
+    created: float = field(default_factory=time.monotonic)
+    began: float | None = None  # when the line was typed
     finished: float | None = None
+    ending: Ending | None = None
+    output: list[str] = field(default_factory=list)  # the final output, newest kept
+    stored_dropped: int = 0
+    stored_truncated: bool = False  # the stored output was cut (a line clipped counts too)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    _changed: anyio.Event = field(default_factory=anyio.Event)
+    frame_name: FrameName = "local"  # typed: through the terminal (typed_frame.py)
+    view: View | None = None  # the run's processes are local: /proc shows input waits
 
-    def finish(
-        self,
-        outcome: Outcome,
-        lines: list[str],
-        framed: bool,
-        missed: bool,
-        exit_status: int | None,
-        note: str | None = None,
-    ) -> None:
-        """Record the final answer once (the newest lines within the largest budget)."""
-        if self.done.is_set():
+    @property
+    def final(self) -> bool:
+        return self.ending is not None
+
+    @property
+    def holds_pane(self) -> bool:
+        return self.state in HOLDS_PANE
+
+    def _move(self, to: State | Outcome) -> None:
+        self.state = to
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+
+    def dispatch(self) -> None:
+        if self.state == "prepared":
+            self.began = time.monotonic()
+            self._move("dispatched")
+
+    def start(self) -> None:
+        if self.state == "dispatched":
+            self._move("started")
+
+    def stop(self) -> None:
+        if self.state == "started":
+            self._move("stopped")
+
+    def resume(self) -> None:
+        if self.state == "stopped":
+            self._move("started")
+
+    def end(self, ending: Ending) -> None:
+        """Record the final answer once (the newest lines within the largest budget), and
+        remove the run's private files."""
+        if self.ending is not None:
             return
-        kept = keep_newest(lines, MAX_LINES)
-        self.outcome, self.exit_status, self.note = outcome, exit_status, note
+        kept = keep_newest(ending.output, MAX_LINES)
         self.output, self.stored_dropped = kept.lines, kept.lines_dropped
         self.stored_truncated = kept.truncated
-        self.framed, self.lines_missed = framed, missed
+        self.ending = ending
         self.finished = time.monotonic()
+        if self.frame is not None:
+            self.frame.remove()
+        self._move(ending.outcome)
         self.done.set()
 
+    async def settled(self, wait: float) -> None:
+        """Return when the run has ended or is stopped, or after ``wait`` seconds.
+
+        A stopped run answers once it stayed stopped ``STOP_GRACE`` seconds: long
+        enough for the watcher to see a ``fg`` sent just before.
+        """
+        with anyio.move_on_after(wait):
+            while not self.final:
+                if self.state == "stopped":
+                    with anyio.move_on_after(STOP_GRACE):
+                        await self._changed.wait()
+                        continue
+                    return
+                await self._changed.wait()
+
     def elapsed(self) -> float:
-        return (self.finished if self.finished is not None else time.monotonic()) - self.started
+        begin = self.began if self.began is not None else self.created
+        return (self.finished if self.finished is not None else time.monotonic()) - begin
 
 
 class RunTable(Toolbox):
-    """Runs by id, oldest first; lives as long as the server."""
+    """The execute toolset's lifespan object: its runs by id (oldest first, its only
+    record of runs) and the panes where its own input waits on the line."""
 
     def __init__(self) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
+        self.pending = PendingInput()
+
+    async def aclose(self) -> None:
+        self.remove_files()
 
     def busy(self, pane_id: str) -> Run | None:
-        return next(
-            (r for r in self.runs.values() if r.pane_id == pane_id and not r.done.is_set()), None
-        )
+        return next((r for r in self.runs.values() if r.pane_id == pane_id and r.holds_pane), None)
 
     def _expire(self) -> None:
         now = time.monotonic()
         for run_id, run in list(self.runs.items()):
             if run.finished is not None and now - run.finished > KEEP_FINISHED:
                 del self.runs[run_id]
+            elif run.state == "prepared" and now - run.created > STALE_PREPARED:
+                del self.runs[run_id]
 
-    def reserve(self, pane_id: str) -> Run:
+    def reserve(self, pane_id: str, busy_note: str = "") -> Run:
         """A new run for ``pane_id``, refused when the pane is busy or the table is full.
 
         Called with no ``await`` between the busy check and the insert, so two calls
         racing for one pane cannot both get it.
         """
+        self._expire()
         current = self.busy(pane_id)
         if current is not None:
             raise Refused(
                 f"pane {pane_id} is busy with run {current.run_id} from this server; call "
-                f"wait_for_run with run_id {current.run_id} for its result (send_keys C-c "
-                "stops it), then run the next command",
+                f"wait_for_run with run_id {current.run_id} for its result{busy_note}, then "
+                "run the next command",
                 retryable=True,
                 data={"reason": "busy", "run_id": current.run_id},
             )
-        self._expire()
         if len(self.runs) >= CAPACITY:
-            finished = [r for r in self.runs.values() if r.done.is_set()]
+            finished = [r for r in self.runs.values() if r.final]
             if not finished:
                 raise Refused(
                     f"{CAPACITY} runs of this server are still running; wait for one with "
@@ -122,7 +218,9 @@ class RunTable(Toolbox):
         return run
 
     def release(self, run: Run) -> None:
-        """Forget a run that was never dispatched."""
+        """Forget a run that was never dispatched, and its files."""
+        if run.frame is not None and run.state == "prepared":
+            run.frame.remove()
         self.runs.pop(run.run_id, None)
 
     def get(self, run_id: str) -> Run:
@@ -137,9 +235,6 @@ class RunTable(Toolbox):
                 data={"run_id": run_id},
             )
         return run
-
-    async def aclose(self) -> None:
-        self.remove_files()
 
     def remove_files(self) -> None:
         """Remove every run's private directory (shutdown)."""

@@ -1,0 +1,54 @@
+"""Why a typed line did not start its frame, from what the pane shows (docs/runs.md).
+
+Called once the frame can no longer run the command (``Frame.cancel_start``), so the
+answer ``not_started`` is true whatever the pane does later.
+"""
+
+from __future__ import annotations
+
+from muxport import Tmux
+
+from muxport_execute.line_state import judge, read_line
+from muxport_execute.notes import clear_line
+from muxport_execute.runs import Ending, RunFrame
+
+SHOWN_ROWS = 6
+UNREADABLE = ("Permission denied", "No such file", "can't open", "cannot open", "not found")
+
+
+async def not_started(
+    tmux: Tmux, pane_id: str, frame: RunFrame, shell: str, bound: float
+) -> Ending:
+    line = await read_line(tmux, pane_id)
+    out = await tmux.run(("capture-pane", "-p", "-J", "-t", pane_id))
+    rows = [row.rstrip() for row in out.lines]
+    while rows and not rows[-1]:
+        rows.pop()
+    shown = [row for row in rows if row][-SHOWN_ROWS:]
+    typed = [i for i, row in enumerate(rows) if frame.token in row]
+    after = rows[typed[0] + 1 :] if typed else []
+    verdict = judge(line, shell)
+    if any(word in row for row in after for word in UNREADABLE):
+        reason = "unreadable"
+        why = (
+            "the pane's shell could not read muxport's private files (it runs as another user "
+            "or elsewhere: su, sudo, ssh, a container); send_keys types into it"
+        )
+        recovery = "the pane is at its prompt again; use send_keys there"
+    elif verdict == "reading":
+        reason, recovery = "not_at_prompt", clear_line(pane_id)
+        why = "the shell was reading input (a pending read), which took the typed line"
+    elif verdict == "continuation":
+        reason, recovery = "not_at_prompt", clear_line(pane_id)
+        why = (
+            "the shell shows a continuation prompt (an open quote, heredoc or unfinished "
+            "command), which the typed line joined"
+        )
+    else:
+        reason, recovery = "not_at_prompt", clear_line(pane_id)
+        why = (
+            "the shell did not run the typed line (vi command mode, text already on the "
+            "line, or a shell that ignored it)"
+        )
+    note = f"the command did not start within {bound:g} s and will not run: {why}; {recovery}"
+    return Ending("not_started", note=note, reason=reason, pane_lines=shown)

@@ -1,0 +1,92 @@
+"""Before a run types its line: the pane's foreground program and line editor (docs/runs.md).
+
+``ready_shell`` waits, briefly and bounded, for a shell that is still starting (its rc
+file runs a program, or the pane still shows ``env``); ``check_line`` refuses a line
+that is not an empty main prompt, after clearing this server's own text.
+"""
+
+from __future__ import annotations
+
+import anyio
+from muxport import Refused, Tmux
+
+from muxport_execute import procs
+from muxport_execute.frame import is_posix_shell
+from muxport_execute.line_state import Line, PendingInput, clear_own, judge
+from muxport_execute.notes import clear_line, stop_recovery
+
+STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
+STARTING_BOUND = 5.0  # how long a starting shell is waited for
+
+
+def _starting(program: str, pane_pid: str) -> bool:
+    if program in ("env", ""):
+        return True
+    if not pane_pid.isdigit():
+        return False
+    young = (procs.age(int(pane_pid)) or STARTING_AGE) < STARTING_AGE
+    first = procs.command_name(int(pane_pid))
+    return young and (is_posix_shell(first) or first == "env")
+
+
+async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> str:
+    """The pane's foreground shell, once it is one (refused otherwise, with the reason)."""
+    if is_posix_shell(program):
+        return program
+    if _starting(program, pane_pid):
+        with anyio.move_on_after(STARTING_BOUND):
+            delay = 0.01
+            while True:  # a poll: tmux fires no event when a foreground program changes
+                await anyio.sleep(delay)
+                delay = min(0.1, delay * 2)
+                out = await tmux.run(
+                    ("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
+                )
+                program = out.stdout.strip()
+                if is_posix_shell(program):
+                    return program
+        raise Refused(
+            f"the shell in pane {pane_id} is still starting (it runs {program or 'nothing'} "
+            f"after {STARTING_BOUND:g} s: its rc file may be slow); call run_shell_command "
+            "again in a moment",
+            retryable=True,
+            data={"reason": "starting", "pane_id": pane_id, "command": program},
+        )
+    raise Refused(
+        f"pane {pane_id} is running {program or 'no program'}, not a POSIX shell (sh, bash, "
+        "zsh, dash, ksh...), so run_shell_command cannot frame a command there; "
+        f"{stop_recovery(program, pane_id)}, or use send_keys to type into it",
+        data={"reason": "not_a_shell", "pane_id": pane_id, "command": program},
+    )
+
+
+def _refuse(pane_id: str, reason: str, why: str, line: Line) -> Refused:
+    found = line.left.strip()
+    return Refused(
+        f"not typing into pane {pane_id}: {why} (the line shows {found!r}); "
+        f"{clear_line(pane_id)}",
+        retryable=False,
+        data={"reason": reason, "pane_id": pane_id, "line": found},
+    )
+
+
+async def check_line(
+    tmux: Tmux, pane_id: str, shell: str, line: Line, pending: PendingInput
+) -> Line:
+    """Refuse unless the shell shows an empty main prompt; clear this server's own text."""
+    verdict = judge(line, shell)
+    own = pending.take(pane_id)
+    if verdict == "reading":
+        raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
+    if verdict == "continuation":
+        raise _refuse(
+            pane_id, "not_at_prompt",
+            "the shell shows a continuation prompt (an open quote, heredoc or unfinished "
+            "command)", line,
+        )
+    if own is not None:  # this server's own send_keys/paste_text left it: clear it
+        line = await clear_own(tmux, pane_id, shell, line)
+        verdict = judge(line, shell)
+    if verdict == "text":
+        raise _refuse(pane_id, "line_not_empty", "there is text on the command line", line)
+    return line

@@ -1,0 +1,187 @@
+"""Is a run waiting for input? Read from Linux ``/proc`` for runs on this machine.
+
+A run waits for input when, for longer than ``BOUND`` seconds, the pane's terminal is
+owned by the run (its foreground process group is not the shell's), no process of that
+group is running, and one of them is blocked in ``read``/``readv`` on the pane's
+terminal, or in ``select``/``poll`` whose every watched descriptor is that terminal (a
+REPL's line editor; a download that also polls a socket is not waiting). ``sleep 5``
+sleeps in ``nanosleep`` and is never reported.
+
+``echo_off``: the terminal's termios has ECHO off while ICANON is on: a line is being
+read without showing it (a password prompt). Line editors and full-screen programs turn
+off both ECHO and ICANON and echo for themselves, so they are not secret prompts.
+
+Every read here is a few small files under ``/proc`` per process; they run in one
+thread of their own so that a slow or large ``/proc`` never stalls the event loop. Where
+``/proc`` is missing or unreadable the answer is "not waiting": the run then simply
+times out, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+import termios
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import anyio
+
+BOUND = 0.5  # seconds a read must last before the run counts as waiting
+STEP = 0.25  # seconds between looks
+READS = {0, 19}  # read, readv (x86_64)
+SELECTS = {23, 270}  # select, pselect6
+POLLS = {7, 271}  # poll, ppoll
+POLLIN = 0x1
+
+
+@dataclass(frozen=True)
+class View:
+    """What a local run's pane is made of, read at dispatch."""
+
+    pane_pid: int
+    shell_group: int | None
+    tty: str
+
+
+@dataclass(frozen=True)
+class Reader:
+    pid: int
+    echo_off: bool
+
+
+def _stat(pid: int) -> list[bytes]:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rpartition(b")")[2].split()  # state ppid pgrp session tty_nr tpgid
+
+
+DEV_TTY = os.makedev(5, 0)  # /dev/tty: the process's controlling terminal (sudo reads it)
+
+
+def _is_tty(pid: int, fd: int, rdev: int) -> bool:
+    try:
+        opened = os.stat(f"/proc/{pid}/fd/{fd}").st_rdev
+        if opened == DEV_TTY:
+            return int(_stat(pid)[4]) == rdev  # tty_nr: the controlling terminal
+        return opened == rdev
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def _memory(pid: int, address: int, size: int) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/mem", "rb") as mem:
+            mem.seek(address)
+            data = mem.read(size)
+    except (OSError, ValueError, OverflowError):
+        return None
+    return data if len(data) == size else None
+
+
+def _watched_only_tty(pid: int, call: int, args: list[int], rdev: int) -> bool:
+    if call in READS:
+        return _is_tty(pid, args[0], rdev)
+    if call in SELECTS:
+        count, readfds = args[0], args[1]
+        if not 0 < count <= 1024 or readfds == 0 or args[2] or args[3]:
+            return False
+        bitmap = _memory(pid, readfds, (count + 63) // 64 * 8)
+        if bitmap is None:
+            return False
+        bits = int.from_bytes(bitmap, "little")
+        fds = [fd for fd in range(count) if bits >> fd & 1]
+        return bool(fds) and all(_is_tty(pid, fd, rdev) for fd in fds)
+    if call in POLLS:
+        address, count = args[0], args[1]
+        if not 0 < count <= 64:
+            return False
+        raw = _memory(pid, address, count * 8)
+        if raw is None:
+            return False
+        entries = [struct.unpack_from("iHH", raw, 8 * i) for i in range(count)]
+        watched = [fd for fd, events, _ in entries if fd >= 0 and events & POLLIN]
+        return bool(watched) and all(_is_tty(pid, fd, rdev) for fd in watched)
+    return False
+
+
+def _blocked_on_tty(pid: int, rdev: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            fields = f.read().split()
+    except OSError:
+        return False
+    if len(fields) < 7 or not fields[0].isdigit():
+        return False  # "running" or unreadable
+    call = int(fields[0])
+    args = [int(value, 16) for value in fields[1:7]]
+    return _watched_only_tty(pid, call, args, rdev)
+
+
+def echo_off(tty: str) -> bool:
+    """Whether the terminal reads a line without showing it (ECHO off, ICANON on)."""
+    try:
+        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except termios.error:
+        return False
+    finally:
+        os.close(fd)
+    return not lflag & termios.ECHO and bool(lflag & termios.ICANON)
+
+
+def reader(view: View) -> Reader | None:
+    """The process of the run that is blocked reading the terminal right now, if any."""
+    try:
+        group = int(_stat(view.pane_pid)[5])
+        rdev = os.stat(view.tty).st_rdev
+    except (OSError, ValueError, IndexError):
+        return None
+    if group <= 0 or group == view.shell_group:
+        return None  # the shell has the terminal: the run is not in the foreground
+    found: int | None = None
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        try:
+            fields = _stat(pid)
+        except OSError:
+            continue
+        if len(fields) < 3 or int(fields[2]) != group:
+            continue
+        if fields[0] in (b"R", b"D"):
+            return None  # something of the run is working
+        if found is None and _blocked_on_tty(pid, rdev):
+            found = pid
+    if found is None:
+        return None
+    return Reader(found, echo_off(view.tty))
+
+
+# One thread of its own for every run's looks, started with the first run and kept: the
+# looks are short, and runs in parallel must neither grow nor churn the server's thread
+# pool (which the MCP SDK's stdio reader and writer use too).
+_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="muxport-input-wait")
+
+
+def start_thread() -> None:
+    """Start the looking thread now (a no-op once it runs), so it exists before any look."""
+    _EXECUTOR.submit(int)
+
+
+async def until_reading(view: View) -> Reader:
+    """Return once one process of the run has been reading the terminal for ``BOUND``."""
+    first: Reader | None = None
+    since = 0.0
+    while True:
+        now = anyio.current_time()
+        current = await asyncio.get_running_loop().run_in_executor(_EXECUTOR, reader, view)
+        if current is None or first is None or current.pid != first.pid:
+            first, since = current, now
+        elif now - since >= BOUND:
+            return current
+        await anyio.sleep(STEP)

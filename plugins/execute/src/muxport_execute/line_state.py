@@ -1,0 +1,166 @@
+"""The line editor's state before a run types its line (docs/runs.md, "Before typing").
+
+A run types one short line and Enter. That is only safe at an empty main prompt: text
+already on the line would be joined to it, a continuation prompt (open quote, heredoc,
+trailing ``\\``, ``&&``) would complete someone's unfinished command, a pending ``read``
+would swallow it. What is checked, from the pane's cursor row and its terminal:
+
+- ``reading``: bash or zsh in the foreground with the terminal in canonical mode. Their
+  line editors switch it to raw mode while they read a command, so canonical mode
+  means the shell reads some other way (``read``, ``select``).
+- ``continuation``: the text left of the cursor is a continuation prompt: zsh's
+  ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
+  unfinished.
+- ``text``: the text left of the cursor does not end like a prompt (a prompt ends with
+  a symbol such as ``$ # % > ❯`` and usually a space; typed text ends with a word).
+- ``empty`` otherwise.
+
+Text this server typed itself (``send_keys`` or ``paste_text`` without Enter, or a lone
+Escape into vi command mode, which the screen cannot show) is tracked per pane
+(``PendingInput``) and cleared with C-c before the run; anything else is refused with the
+text found and the recovery, never cleared.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Literal
+
+import anyio
+from muxport import SEP, Tmux
+
+from muxport_execute import procs
+
+Verdict = Literal["empty", "text", "continuation", "reading"]
+LINE_FORMAT = SEP.join(["#{cursor_x}", "#{cursor_y}", "#{pane_tty}", "#{pane_current_command}"])
+CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
+RESEND = 0.6
+EDITOR_SHELLS = frozenset({"bash", "zsh"})
+ZSH_CONTINUATIONS = frozenset(
+    "quote dquote bquote heredoc cmdsubst for while until repeat if then else elif case "
+    "pipe cmdand cmdor subsh cursh function braceparam math select array errpipe".split()
+)
+_ZSH_PS2 = re.compile(r"^([a-z]+(?: [a-z]+)*)> ?$")
+_UNFINISHED = re.compile(r"(\\|\||&&|\{|\(|<<-?\s*['\"]?\w+['\"]?|\b(?:do|then|else|in))\s*$")
+_TYPED_END = set("'\"/\\-_.,*=|&;+~")  # characters that end typed text, not a prompt
+ENDS_WITHOUT_SPACE = set("$#%>❯»")
+# Keys after which this server's input is no longer on the line (sent, discarded, or
+# signals to a program that runs: C-z, C-\\, C-d).
+LINE_DONE = frozenset({"Enter", "C-m", "C-j", "KPEnter", "C-c", "C-z", "C-\\", "C-d"})
+
+
+@dataclass(frozen=True)
+class Line:
+    """The pane's cursor row, split at the cursor, and what runs there."""
+
+    left: str
+    right: str
+    above: str
+    tty: str
+    command: str
+
+
+def _cells(text: str, width: int) -> tuple[str, str]:
+    """``text`` split after ``width`` terminal cells (wide characters take two)."""
+    used = 0
+    for index, char in enumerate(text):
+        if used >= width:
+            return text[:index], text[index:]
+        used += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return text + " " * max(0, width - used), ""
+
+
+async def read_line(tmux: Tmux, pane_id: str) -> Line:
+    """The cursor row and the row above it, in one tmux invocation."""
+    out = await tmux.run(
+        ("display-message", "-p", "-t", pane_id, LINE_FORMAT),
+        ("capture-pane", "-p", "-t", pane_id),
+    )
+    lines = out.lines
+    head = [*(lines[0].split(SEP) if lines else []), "", "", "", ""]
+    x, y = (int(v) if v.isdigit() else 0 for v in head[:2])
+    rows = lines[1:]
+    row = rows[y] if y < len(rows) else ""
+    left, right = _cells(row, x)
+    above = rows[y - 1] if 0 < y <= len(rows) else ""
+    tty, command = head[2:4]
+    return Line(left, right.rstrip(), above.rstrip(), tty, command)
+
+
+def prompt_like(left: str) -> bool:
+    """Whether the text left of the cursor ends like a prompt rather than typed text."""
+    stripped = left.rstrip(" ")
+    if not stripped:
+        return True
+    last = stripped[-1]
+    if stripped == left:  # no space before the cursor: only a bare prompt symbol
+        return last in ENDS_WITHOUT_SPACE
+    return not (last.isalnum() and last.isascii()) and last not in _TYPED_END
+
+
+def _unfinished(row: str) -> bool:
+    """Whether a row above a bare ``>`` prompt leaves a command open (bash's PS2)."""
+    if row.startswith("> ") or _UNFINISHED.search(row):
+        return True
+    return row.count("'") % 2 == 1 or row.replace('\\"', "").count('"') % 2 == 1
+
+
+def judge(line: Line, shell: str) -> Verdict:
+    if shell in EDITOR_SHELLS and procs.canonical(line.tty):
+        return "reading"
+    stripped = line.left.strip()
+    ps2 = _ZSH_PS2.match(stripped)
+    if ps2 and all(word in ZSH_CONTINUATIONS for word in ps2.group(1).split()):
+        return "continuation"
+    if stripped == ">" and _unfinished(line.above):
+        return "continuation"
+    return "empty" if prompt_like(line.left) else "text"
+
+
+@dataclass
+class PendingInput:
+    """Panes where this server's own input is on the line (typed without Enter)."""
+
+    panes: dict[str, str] = field(default_factory=dict)
+
+    def typed(self, pane_id: str, keys: list[str], literal: bool, enter: bool) -> None:
+        last = keys[-1] if keys else ""
+        if enter or (not literal and last in LINE_DONE):
+            self.panes.pop(pane_id, None)
+        else:
+            self.panes[pane_id] = " ".join(keys)[-200:]
+
+    def pasted(self, pane_id: str, text: str, enter: bool) -> None:
+        if enter:
+            self.panes.pop(pane_id, None)
+        else:
+            self.panes[pane_id] = text[-200:]
+
+    def take(self, pane_id: str) -> str | None:
+        return self.panes.pop(pane_id, None)
+
+
+async def clear_own(tmux: Tmux, pane_id: str, shell: str, before: Line) -> Line:
+    """C-c to a shell whose line holds this server's own text; the line once a fresh
+    prompt shows (bounded by CLEAR_BOUND; a poll: no tmux event marks a prompt).
+
+    C-c is sent again every RESEND seconds: a line editor that is still waiting to
+    tell a lone Escape from an escape sequence (bash's keyseq-timeout, zsh's
+    KEYTIMEOUT) swallows the first one.
+    """
+    line = before
+    with anyio.move_on_after(CLEAR_BOUND):
+        while True:
+            await tmux.run(("send-keys", "-t", pane_id, "C-c"))
+            delay, waited = 0.005, 0.0
+            while waited < RESEND:
+                await anyio.sleep(delay)
+                waited += delay
+                delay = min(0.05, delay * 2)
+                line = await read_line(tmux, pane_id)
+                fresh = (line.left, line.above) != (before.left, before.above)
+                if fresh and judge(line, shell) == "empty":
+                    return line
+    return line

@@ -1,0 +1,105 @@
+"""What Linux ``/proc`` and the pane's terminal say about a run's processes (docs/runs.md).
+
+Every helper answers ``None`` (or an empty set) where ``/proc`` is missing or the
+process is gone, so callers fall back to what tmux reports. All of them read small
+files or call ``tcgetattr``: none blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import termios
+from dataclasses import dataclass
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@dataclass(frozen=True)
+class Stat:
+    """The fields of ``/proc/<pid>/stat`` a run needs."""
+
+    state: str  # R, S, D, T (stopped), t, Z (exited, not reaped), X
+    pgrp: int
+    tpgid: int  # the terminal's foreground process group
+    start_ticks: int
+
+
+def stat(pid: int) -> Stat | None:
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as file:
+            fields = file.read().rpartition(b")")[2].split()
+        # state ppid pgrp session tty_nr tpgid ... starttime is the 20th after ")"
+        return Stat(fields[0].decode(), int(fields[2]), int(fields[5]), int(fields[19]))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def foreground_group(pid: int | str) -> int | None:
+    """The foreground process group of the terminal of process ``pid``."""
+    try:
+        seen = stat(int(pid))
+    except ValueError:
+        return None
+    return seen.tpgid if seen is not None and seen.tpgid > 0 else None
+
+
+def children(pid: int) -> set[int]:
+    """The direct children of ``pid`` (every thread's list)."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{int(pid)}/task"):
+            with open(f"/proc/{int(pid)}/task/{task}/children", "rb") as file:
+                found.update(int(word) for word in file.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running or stopped: not exited (a zombie counts as exited)."""
+    seen = stat(pid)
+    return seen is not None and seen.state not in ("Z", "X")
+
+
+def age(pid: int) -> float | None:
+    """Seconds since ``pid`` started."""
+    seen = stat(pid)
+    if seen is None:
+        return None
+    try:
+        with open("/proc/uptime", "rb") as file:
+            uptime = float(file.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0.0, uptime - seen.start_ticks / _TICKS)
+
+
+def command_name(pid: int) -> str:
+    try:
+        with open(f"/proc/{int(pid)}/comm", "rb") as file:
+            return file.read().decode("utf-8", "replace").strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def canonical(tty: str) -> bool | None:
+    """Whether the terminal ``tty`` is in canonical (cooked) mode.
+
+    A line editor (readline, zle) puts the terminal in raw mode while it reads a line;
+    canonical mode with a shell in the foreground means the shell is reading some
+    other way (``read``), or has no line editor. Opened without becoming its
+    controlling terminal, and never read or written.
+    """
+    if not tty.startswith("/dev/"):
+        return None
+    try:
+        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except termios.error:
+        return None
+    finally:
+        os.close(fd)
+    return bool(lflag & termios.ICANON)

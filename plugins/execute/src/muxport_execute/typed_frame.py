@@ -1,0 +1,139 @@
+"""The typed frame: a run that travels through the terminal (docs: README "Running
+commands over ssh, su and containers").
+
+Used where the pane's shell cannot read muxport's private files or run its tmux: the
+foreground program is a carrier (``ssh``, ``su``, ``sudo``, ``docker exec``...) or the
+shell belongs to another user. Nothing is written anywhere; one line is typed, and it
+needs only a POSIX shell with ``printf`` on the far side (fish: also ``sh``):
+
+    POSIX:  ``␠eval "$(printf 'P')"``            fish:  ``␠sh -c (printf 'P' | string collect)``
+
+``P`` is the frame program written in printf's own escapes: every byte other than
+printable ASCII, and every ``'``, ``\\``, ``%`` and ``!``, is ``\\ooo``. So the typed line
+is printable ASCII without a tab, newline or history character for a line editor to act
+on, and it is the same text for every line editor. The program, decoded::
+
+    (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT
+    printf '%s%s:s\\n' H1 H2
+    (trap - EXIT INT
+    <the command; fish: exec fish -c '<the command>'>
+    ))
+
+The outer subshell survives C-c (``trap :``) to print the end marker with the inner
+subshell's status, which is the command's own (``exit 3`` ends only the inner one). The
+128-bit nonce is typed as two halves ``H1 H2``: the echo of the typed line never holds
+the nonce in one piece, so no row of it can equal a marker, however it wraps.
+
+The probe (foreground is a carrier, so the far shell is unknown): ``␠printf '%s%s:p:%s\\n'
+H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and ``<nonce>:p:3.6.0``
+from fish, and proves a shell reads the line before a command is typed.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Literal
+
+from muxport import InvalidArgument
+
+Kind = Literal["posix", "fish"]
+# A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at
+# most 4095 bytes of one line and drops the rest; the typed line stays below that.
+MAX_TYPED = 4000
+CARRIERS = frozenset(
+    {"ssh", "mosh-client", "su", "sudo", "doas", "docker", "podman", "kubectl", "nsenter",
+     "machinectl", "script"}
+)
+_PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - set("'\\%!")
+
+
+def is_carrier(command: str) -> bool:
+    """Whether a pane's foreground program carries a shell muxport cannot hand a file to."""
+    return command.strip().lstrip("-").rsplit("/", 1)[-1] in CARRIERS
+
+
+def encode(text: str) -> str:
+    """``text`` as a printf format that prints exactly ``text``."""
+    out: list[str] = []
+    for char in text:
+        if char in _PLAIN:
+            out.append(char)
+        else:
+            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8"))
+    return "".join(out)
+
+
+def _sh_quote(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+@dataclass(frozen=True)
+class TypedFrame:
+    """One typed run's nonce and the far shell's kind."""
+
+    nonce: str
+    kind: Kind
+
+    @property
+    def halves(self) -> str:
+        return f"{self.nonce[:16]} {self.nonce[16:]}"
+
+    @property
+    def start_marker(self) -> str:
+        return f"{self.nonce}:s"
+
+    @property
+    def end_pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
+
+    @property
+    def probe_pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"^{self.nonce}:p:(\S*)$")
+
+    def program(self, command: str) -> str:
+        body = command if command.endswith("\n") else command + "\n"
+        if self.kind == "fish":
+            body = f"exec fish -c {_sh_quote(body)}\n"
+        return (
+            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT\n"
+            f"printf '%s%s:s\\n' {self.halves}\n"
+            "(trap - EXIT INT\n" + body + "))\n"
+        )
+
+    def typed_line(self, command: str, suppress_history: bool) -> str:
+        """The line to type (without the Enter); InvalidArgument when it is too long."""
+        encoded = encode(self.program(command))
+        if self.kind == "fish":
+            line = f"sh -c (printf '{encoded}' | string collect)"
+        else:
+            line = f"eval \"$(printf '{encoded}')\""
+        line = " " + line if suppress_history else line
+        if len(line) > MAX_TYPED:
+            raise InvalidArgument(
+                f"this command needs a typed line of {len(line)} characters, and a typed frame "
+                f"(ssh, su, containers) types at most {MAX_TYPED} (terminals and line editors "
+                "drop longer lines; every quote, backslash, %, ! and non-ASCII byte takes 4): "
+                "shorten it, or split it over several runs (e.g. write a script with "
+                "printf >> file, then run it)",
+                data={"reason": "typed_too_long", "length": len(line), "limit": MAX_TYPED},
+            )
+        return line
+
+    def probe_line(self) -> str:
+        return f" printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
+
+
+def new_typed_frame(kind: Kind) -> TypedFrame:
+    return TypedFrame(nonce=secrets.token_hex(16), kind=kind)
+
+
+def probed_kind(frame: TypedFrame, capture: list[str]) -> Kind | None:
+    """The far shell's kind from the probe's answer in a capture, None before it came."""
+    pattern = frame.probe_pattern
+    for row in reversed(capture):
+        match = pattern.match(row.rstrip())
+        if match:
+            return "fish" if match.group(1) else "posix"
+    return None

@@ -1,0 +1,106 @@
+"""waiting_for_input (issue 11): a run blocked on the terminal answers early, from /proc."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from typing import Any
+
+import pytest
+
+
+async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert not result.is_error, result.content[0].text
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
+    return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
+
+
+async def answer_and_collect(client: Any, pane: str, text: str, run_id: str) -> dict[str, Any]:
+    await call(client, "paste_text", {"pane_id": pane, "text": text, "enter": True})
+    return await call(client, "wait_for_run", {"run_id": run_id, "timeout": 20})
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+async def test_prompts_are_reported_with_echo(stdio_client, shell_pane, shell):
+    p = shell_pane(shell).pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        asked = await run(client, p, "echo asking; read x; echo \"got $x\"; exit 2")
+        assert (asked["outcome"], asked["echo_off"]) == ("waiting_for_input", False)
+        assert asked["output"] == ["asking"] and "paste_text" in asked["note"]
+        assert "exit_status" not in asked
+        done = await answer_and_collect(client, p, "hello", asked["run_id"])
+        assert (done["outcome"], done["exit_status"], done["output"]) == (
+            "completed", 2, ["asking", "hello", "got hello"]  # the terminal echoed the answer
+        )
+        yes_no = await run(
+            client, p, "printf 'Do you want to continue? [y/n] '; read a; [ \"$a\" = y ]"
+        )
+        assert yes_no["outcome"] == "waiting_for_input" and yes_no["echo_off"] is False
+        assert yes_no["prompt"] == ["Do you want to continue? [y/n]"]
+        no = await answer_and_collect(client, p, "n", yes_no["run_id"])
+        assert no["exit_status"] == 1
+
+
+async def test_secret_prompt_and_repl(stdio_client, shell_pane):
+    p = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        secret = await run(client, p, "read -s -p 'Token: ' t; echo; [ \"$t\" = s3cret ]")
+        assert (secret["outcome"], secret["echo_off"]) == ("waiting_for_input", True)
+        assert secret["prompt"] == ["Token:"] and "ask the user" in secret["note"].lower()
+        right = await answer_and_collect(client, p, "s3cret", secret["run_id"])
+        assert right["exit_status"] == 0
+        repl = await run(client, p, "python3 -q")
+        assert (repl["outcome"], repl["echo_off"]) == ("waiting_for_input", False)
+        again = await call(client, "wait_for_run", {"run_id": repl["run_id"]})
+        assert again["outcome"] == "waiting_for_input"
+        left = await answer_and_collect(client, p, "raise SystemExit(7)", repl["run_id"])
+        assert left["exit_status"] == 7
+
+
+async def test_long_runs_are_not_waiting(stdio_client, shell_pane):
+    p, q = shell_pane("bash").pane_id, shell_pane("zsh").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        slow = await run(client, p, "sleep 5; echo slept", timeout=3)
+        assert slow["outcome"] == "timed_out" and slow.get("echo_off") is None
+        # A program polling a pipe and the terminal is busy, not waiting on the terminal.
+        mixed = await run(
+            client, q, "sleep 3 | python3 -c 'import select,sys; select.select([0], [], [])'",
+            timeout=1.5,
+        )
+        assert mixed["outcome"] == "timed_out"
+        done = await call(client, "wait_for_run", {"run_id": slow["run_id"], "timeout": 20})
+        assert (done["outcome"], done["output"]) == ("completed", ["slept"])
+        await call(client, "wait_for_run", {"run_id": mixed["run_id"], "timeout": 20})
+
+
+async def test_sudo_password_through_su(stdio_client, reach_pane, test_user):
+    if shutil.which("sudo") is None:
+        pytest.skip("sudo is not installed")
+    pane = reach_pane("su").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        started = time.perf_counter()
+        asked = await run(client, pane, "sudo -k; sudo true; echo status $?")
+        waited = time.perf_counter() - started
+        assert (asked["outcome"], asked["echo_off"], asked["frame"]) == (
+            "waiting_for_input", True, "typed"
+        )
+        assert waited < 2.0, waited
+        assert "password" in asked["prompt"][-1]
+        done = await answer_and_collect(client, pane, test_user.password, asked["run_id"])
+        assert (done["outcome"], done["exit_status"], done["output"][-1]) == (
+            "completed", 0, "status 0"
+        )
+
+
+async def test_over_ssh_the_note_says_input_waits_are_not_seen(stdio_client, reach_pane):
+    pane = reach_pane("ssh").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        asked = await run(client, pane, "read x; echo \"got $x\"", timeout=1)
+        assert asked["outcome"] == "timed_out" and "cannot see" in asked["note"]
+        done = await answer_and_collect(client, pane, "over", asked["run_id"])
+        assert done["output"] == ["over", "got over"]
