@@ -1,4 +1,5 @@
-"""Before a run types its line: the pane's foreground program and line editor (docs/runs.md).
+"""Before a run types its line: the foreground program and the line editor
+(docs/run-outcomes.md).
 
 ``ready_shell`` waits, briefly and bounded, for a shell that is still starting (its rc
 file runs a program, or the pane still shows ``env``); ``check_line`` refuses a line

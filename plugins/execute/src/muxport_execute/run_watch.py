@@ -1,4 +1,4 @@
-"""Watching one run until it ends (docs/runs.md, "How a run ends").
+"""Watching one run until it ends (docs/run-outcomes.md, "How a run ends").
 
 Completion is the frame's ``wait-for -S`` on the run's own channel (a fresh name per
 run: a killed waiter leaves a ghost that would swallow a later signal on a reused
