@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Callable
 
 import pytest
-from muxport.testing.server import ShellPane, TmuxServer
+from muxport.testing import ShellPane, TmuxServer
 
 _count = itertools.count(1)
 
