@@ -1,4 +1,4 @@
-"""Why a typed line did not start its frame, from what the pane shows (docs/runs.md).
+"""Why a typed line did not start its frame, from what the pane shows (docs/run-outcomes.md).
 
 Called once the frame can no longer run the command (``Frame.cancel_start``), so the
 answer ``not_started`` is true whatever the pane does later.

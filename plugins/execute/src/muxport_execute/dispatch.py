@@ -1,4 +1,5 @@
-"""Before a run types its line: the pane's foreground program and line editor (docs/runs.md).
+"""Before a run types its line: the foreground program and the line editor
+(docs/run-outcomes.md).
 
 ``ready_shell`` waits, briefly and bounded, for a shell that is still starting (its rc
 file runs a program, or the pane still shows ``env``); ``check_line`` refuses a line
@@ -84,7 +85,10 @@ async def check_line(
             "the shell shows a continuation prompt (an open quote, heredoc or unfinished "
             "command)", line,
         )
-    if own is not None:  # this server's own send_keys/paste_text left it: clear it
+    # This server's own send_keys/paste_text left text there, or an Escape (vi command
+    # mode, which the screen does not show): clear it. Text some program took (q to a
+    # pager) left an empty line: nothing to clear.
+    if own is not None and (verdict == "text" or own.endswith(("Escape", "C-["))):
         line = await clear_own(tmux, pane_id, shell, line)
         verdict = judge(line, shell)
     if verdict == "text":

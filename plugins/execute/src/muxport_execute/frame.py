@@ -217,7 +217,7 @@ def _run_text(frame: Frame, suppress_history: bool) -> str:
     """The file the typed line sources, in the pane's shell: (history) and one subshell.
 
     The subshell is the job the shell reports on C-z: its text is this one short line,
-    never the frame's source (docs/runs.md).
+    never the frame's source (docs/run-outcomes.md).
     """
     forget = _forget(frame) if suppress_history else ""
     return forget + f"( \\. {quote(str(frame.directory / 'frame'))} )\n"
@@ -237,7 +237,7 @@ _SAVE_TRAPS = (
     "\\trap - ZERR 2>/dev/null; \\trap - ERR DEBUG 2>/dev/null;; esac;; "
     "esac 2>/dev/null\n"
 )
-# After C-c the status is the command's own (docs/runs.md): the outer subshell waits
+# After C-c the status is the command's own (docs/run-outcomes.md): the outer subshell waits
 # for the inner one whatever it does with SIGINT; bash decides like an interactive
 # shell by itself; the others end the inner subshell when the interrupted command died
 # of SIGINT (130) or no command handled it (0).

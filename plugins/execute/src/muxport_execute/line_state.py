@@ -1,4 +1,4 @@
-"""The line editor's state before a run types its line (docs/runs.md, "Before typing").
+"""The line editor's state before a run types its line (docs/run-outcomes.md, "Before typing").
 
 A run types one short line and Enter. That is only safe at an empty main prompt: text
 already on the line would be joined to it, a continuation prompt (open quote, heredoc,

@@ -1,4 +1,4 @@
-"""Recoveries that work for what is actually in the pane (docs/runs.md, "What to do next").
+"""Recoveries that work for what is actually in the pane (docs/run-outcomes.md, "What to do next").
 
 C-c is wrong for a pager (``less`` ignores it; ``q`` leaves), an editor, a REPL (it
 clears the line and stays) or a stopped job (it is not in the foreground): the

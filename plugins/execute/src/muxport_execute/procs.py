@@ -1,4 +1,4 @@
-"""What Linux ``/proc`` and the pane's terminal say about a run's processes (docs/runs.md).
+"""What Linux ``/proc`` and the pane's terminal say about a run's processes (docs/run-outcomes.md).
 
 Every helper answers ``None`` (or an empty set) where ``/proc`` is missing or the
 process is gone, so callers fall back to what tmux reports. All of them read small

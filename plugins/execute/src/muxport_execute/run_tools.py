@@ -1,5 +1,5 @@
 """run_shell_command and wait_for_run: one call runs a command and returns its output and
-exit status; a run that outlives its wait can be collected later (docs/runs.md)."""
+exit status; a run that outlives its wait can be collected later (docs/run-outcomes.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Watching one run until it ends (docs/runs.md, "How a run ends").
+"""Watching one run until it ends (docs/run-outcomes.md, "How a run ends").
 
 Completion is the frame's ``wait-for -S`` on the run's own channel (a fresh name per
 run: a killed waiter leaves a ghost that would swallow a later signal on a reused
@@ -32,7 +32,7 @@ from muxport_execute.pane_view import Gone, Observation, observe, probe
 from muxport_execute.runs import Ending, Run, RunFrame
 
 START_BOUND = 3.0
-PROBE_FIRST, PROBE_MAX, STOPPED_PROBE = 0.05, 0.5, 0.2
+PROBE_FIRST, PROBE_MAX, STOPPED_PROBE, PANE_EVERY = 0.05, 0.5, 0.2, 0.5
 # tmux may handle the frame's signal before it has read the pane's last bytes, and the
 # shell may not have reaped the frame yet: look again (quickly at first, then every
 # SETTLE_STEP) until both are done, for at most SETTLE_BOUND. Once the shell has the
@@ -97,11 +97,15 @@ def shell_has_terminal(w: Watch, seen: Observation) -> bool:
     return w.group is None or procs.foreground_group(w.pane_pid) in (w.group, None)
 
 
-async def look(w: Watch) -> Ending | bool:
-    """One look of the monitor: an ending, True when the frame has ended, else False."""
+async def look(w: Watch, pane: bool) -> Ending | bool:
+    """One look of the monitor: an ending, True when the frame has ended, else False.
+
+    Only ``pane`` looks ask tmux (a killed pane never signals); the others read files
+    and ``/proc``: a short run costs no tmux process beyond its own.
+    """
     run = w.run
     try:
-        state = await probe(w.tmux, run.pane_id, w.pane_pid)
+        state = await probe(w.tmux, run.pane_id, w.pane_pid) if pane else "alive"
     except TmuxUnresponsive:
         return False  # a stopped server: keep watching, it may resume (docs/reliability.md)
     if state != "alive":
@@ -211,11 +215,13 @@ async def watch(w: Watch) -> None:
 
             async def monitor() -> None:
                 nonlocal gone
-                delay = PROBE_FIRST
+                delay, probed = PROBE_FIRST, anyio.current_time()
                 while True:
                     await anyio.sleep(delay)
                     delay = min(PROBE_MAX if run.state != "stopped" else STOPPED_PROBE, delay * 1.5)
-                    seen = await look(w)
+                    pane = anyio.current_time() - probed >= PANE_EVERY
+                    probed = anyio.current_time() if pane else probed
+                    seen = await look(w, pane)
                     if isinstance(seen, Ending):
                         if seen.outcome in ("pane_gone", "server_gone"):
                             gone = "server_gone" if seen.outcome == "server_gone" else "pane_gone"
