@@ -7,17 +7,7 @@ import time
 from typing import Any
 
 import pytest
-
-
-async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
-
-
-async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
-    return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
+from execute_kit import call, run
 
 
 async def answer_and_collect(client: Any, pane: str, text: str, run_id: str) -> dict[str, Any]:

@@ -10,32 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
 from muxport.testing import launcher
 
-POSIX_QUOTING = (
-    "x=$(printf '%s' \"it's\")\n"
-    'echo "$x" \'say "hi"\' `echo back`\n'
-    "printf '%s\\n' 'a\tb' | od -An -tx1\n"
-    "echo '#{pane_id}' \"#{pane_id}\" ; echo done"
-)
 FISH_QUOTING = (
     "set x (printf '%s' \"it's\")\n"
     'echo "$x" \'say "hi"\' (echo back)\n'
     "printf '%s\\n' 'a\tb' | od -An -tx1\n"
     "echo '#{pane_id}' \"#{pane_id}\" ; echo done"
 )
-QUOTING_OUT = ['it\'s say "hi" back', " 61 09 62 0a", "#{pane_id} #{pane_id}", "done"]
-
-
-async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
-
-
-async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
-    return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
 
 
 def owned_files(uid: int, home: Path) -> set[tuple[str, float]]:

@@ -3,29 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
+from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
 from muxport.testing import MCPError, tool_schema_errors
-
-QUOTING = (
-    "x=$(printf '%s' \"it's\")\n"
-    'echo "$x" \'say "hi"\' `echo back`\n'
-    "printf '%s\\n' 'a\tb' | od -An -tx1\n"
-    "echo '#{pane_id}' \"#{pane_id}\" ; echo done"
-)
-QUOTING_OUT = ['it\'s say "hi" back', " 61 09 62 0a", "#{pane_id} #{pane_id}", "done"]
-
-
-async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, args)
-    assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
-
-
-async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
-    return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
 
 
 @pytest.mark.parametrize(("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("zsh", 40)])
@@ -52,7 +33,7 @@ async def test_runs_return_only_output_and_status(
         moved = await run(client, p, "cd /tmp && export MX_LEAK=1 && pwd")
         assert moved["output"] == ["/tmp"]
         assert (await run(client, p, 'echo "${MX_LEAK-unset}"'))["output"] == ["unset"]
-        assert (await run(client, p, QUOTING))["output"] == QUOTING_OUT
+        assert (await run(client, p, POSIX_QUOTING))["output"] == QUOTING_OUT
         wide = await run(client, p, "printf '%0100d\\n' 7; printf 'no newline'")
         assert wide["output"] == ["0" * 99 + "7", "no newline"]
         one, two = await run(client, p, "echo first"), await run(client, p, "echo second")
