@@ -38,7 +38,6 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 POSIX_SHELLS = frozenset(
     {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
@@ -63,13 +62,11 @@ def base_dir() -> str:
 
 
 @dataclass(frozen=True)
-class Frame:
-    """One run's private files, markers and channel."""
+class Markers:
+    """The markers of one run's nonce, all that extract needs: the file frame and the typed
+    frame (typed_frame.py) print the same ones."""
 
     nonce: str
-    channel: str
-    directory: Path
-    fish: bool = False  # fish panes: sh runs the frame, a child fish the command
 
     @property
     def start_marker(self) -> str:
@@ -79,6 +76,15 @@ class Frame:
     def end_pattern(self) -> re.Pattern[str]:
         """The end marker, at the end of a line (after output that lacked a final newline)."""
         return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
+
+
+@dataclass(frozen=True)
+class Frame(Markers):
+    """One run's private files, markers and channel."""
+
+    channel: str
+    directory: Path
+    fish: bool = False  # fish panes: sh runs the frame, a child fish the command
 
     @property
     def status_path(self) -> Path:
@@ -140,16 +146,6 @@ OTHER_FRAME = re.compile(
     r"[0-9a-f]{32}:(?:s|e:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
     r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_frame.py)
 )
-
-
-class Markers(Protocol):
-    """What extract needs of a frame: this one, or the typed one (typed_frame.py)."""
-
-    @property
-    def start_marker(self) -> str: ...
-
-    @property
-    def end_pattern(self) -> re.Pattern[str]: ...
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ from typing import Literal
 
 from muxport import InvalidArgument
 
+from muxport_execute.frame import Markers, quote
+
 Kind = Literal["posix", "fish"]
 # A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at
 # most 4095 bytes of one line and drops the rest; the typed line stays below that.
@@ -65,28 +67,15 @@ def encode(text: str) -> str:
     return "".join(out)
 
 
-def _sh_quote(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
 @dataclass(frozen=True)
-class TypedFrame:
+class TypedFrame(Markers):
     """One typed run's nonce and the far shell's kind."""
 
-    nonce: str
     kind: Kind
 
     @property
     def halves(self) -> str:
         return f"{self.nonce[:16]} {self.nonce[16:]}"
-
-    @property
-    def start_marker(self) -> str:
-        return f"{self.nonce}:s"
-
-    @property
-    def end_pattern(self) -> re.Pattern[str]:
-        return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
 
     @property
     def probe_pattern(self) -> re.Pattern[str]:
@@ -95,7 +84,7 @@ class TypedFrame:
     def program(self, command: str) -> str:
         body = command if command.endswith("\n") else command + "\n"
         if self.kind == "fish":
-            body = f"exec fish -c {_sh_quote(body)}\n"
+            body = f"exec fish -c {quote(body)}\n"
         return (
             f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT\n"
             f"printf '%s%s:s\\n' {self.halves}\n"
