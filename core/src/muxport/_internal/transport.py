@@ -28,7 +28,7 @@ from muxport._internal.errors import (
     ToolError,
 )
 from muxport._internal.faults import os_fault
-from muxport._internal.invoke import DEADLINE, Finished, invoke, spare_descriptors
+from muxport._internal.invoke import DEADLINE, Finished, invoke, reap, spare_descriptors
 from muxport._internal.sharing import BATCH_WINDOW, Batch, SharedReads
 from muxport._internal.wiretransport import WireTransport
 
@@ -324,14 +324,8 @@ class Tmux:
 
     async def stop_client(self, process: Process) -> None:
         """End a client started by ``start_client``; safe to call twice and under cancellation."""
-        with anyio.CancelScope(shield=True):
-            self._clients.discard(process)
-            if process.returncode is None:
-                try:
-                    process.kill()
-                except ProcessLookupError:
-                    pass
-            await process.aclose()
+        self._clients.discard(process)
+        await reap(process)  # shielded
 
     async def aclose(self) -> None:
         """Reap every client still running (EOF shutdown)."""
