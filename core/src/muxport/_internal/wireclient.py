@@ -74,13 +74,6 @@ class WireClient(Process):
         client = cls(sock)
         try:
             await client.loop.sock_connect(sock, path)
-        except OSError as exc:
-            sock.close()
-            raise Unreachable(str(exc)) from exc
-        except BaseException:
-            sock.close()
-            raise
-        try:
             environ = dict(os.environ)
             await client.send(wire.identify_head(environ, os.getcwd()))
             # One descriptor per message, each in its own sendmsg (tmux takes one per read).
