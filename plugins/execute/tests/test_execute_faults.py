@@ -22,7 +22,8 @@ async def test_runs_in_flight_end_with_errors_when_tmux_fails(
     wrapper.write_text(wrapper_text(real, flag))
     wrapper.chmod(0o755)
     panes = [shell_pane(shell).pane_id for shell in ("bash", "zsh", "dash")]
-    env = {"LIBTMUX_TMUX_BIN": str(wrapper)}
+    # the forked client: over the socket, commands need no binary and the fault is not met
+    env = {"LIBTMUX_TMUX_BIN": str(wrapper), "MUXPORT_TRANSPORT": "fork"}
     async with stdio_client(toolsets=["execute", "inspect", "manage"], env=env) as client:
         call = CheckedCalls(client)
         runs = []

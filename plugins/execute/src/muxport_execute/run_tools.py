@@ -16,7 +16,6 @@ from muxport import (
     PaneId,
     Result,
     Timeout,
-    TmuxFailed,
     ToolContext,
     ToolError,
     check_input,
@@ -61,8 +60,7 @@ class RunArgs(Args):
     )
     frame: Requested = Field(
         default="auto",
-        description="auto: the local frame where the shell can read muxport's files, else the "
-        "typed frame (ssh, su, sudo, containers, another user); local or typed forces one",
+        description="auto: local where the shell reads muxport's files, else typed (ssh, su)",
     )
 
 
@@ -78,26 +76,22 @@ class WaitRunArgs(Args):
 
 class RunAnswer(Result):
     pane_id: str
-    outcome: AnswerOutcome = Field(description="what happened; the note says what to do next")
-    exit_status: int | None = Field(default=None, description="read from the run, never guessed")
-    output: list[str] = Field(description="only what the command printed, newest kept")
-    framed: bool = Field(description="both markers were found: output is exactly the command's")
-    lines_missed: bool = Field(description="output may be missing (history, clear, rewritten)")
+    outcome: AnswerOutcome = Field(description="the note says what to do next")
+    exit_status: int | None = None
+    output: list[str] = Field(description="only what the command printed")
+    framed: bool = Field(description="output is exactly the command's")
+    lines_missed: bool = Field(description="output may be missing")
     truncated: bool
     lines_dropped: int
-    run_id: str = Field(description="pass to wait_for_run to collect a run that is still going")
-    seconds: float = Field(description="how long the run has run (until it ended)")
+    run_id: str = Field(description="for wait_for_run")
+    seconds: float = Field(description="how long it ran")
     effective_timeout: float
-    max_lines: int = Field(description="the line budget actually used")
-    reason: str | None = Field(default=None, description="why it did not start, or the error code")
-    pane_lines: list[str] | None = Field(default=None, description="what the pane showed then")
-    frame: FrameName = Field(description="local (private files) or typed (through the terminal)")
-    echo_off: bool | None = Field(
-        default=None, description="waiting_for_input: the terminal hides what is typed (a secret)"
-    )
-    prompt: list[str] | None = Field(
-        default=None, description="waiting_for_input: the last lines shown, the question asked"
-    )
+    max_lines: int
+    reason: str | None = None
+    pane_lines: list[str] | None = None
+    frame: FrameName = Field(description="local or typed")
+    echo_off: bool | None = Field(default=None, description="a secret prompt")
+    prompt: list[str] | None = None
 
 
 def answer(
@@ -305,29 +299,16 @@ async def dispatch(
 async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's shell and return its exit status and only its output.
 
-    bash, zsh, dash, ksh, fish, also through ssh, su, sudo and containers. The command
-    runs in a subshell (cd, export, exit do not outlive it). Locally it is never typed
-    (a private script is sourced; completion through tmux wait-for); elsewhere one
-    compact line is typed (the answer's frame says which). outcome: completed;
-    timed_out (still running: wait_for_run with run_id); waiting_for_input (blocked on
-    a prompt: answer with paste_text, then wait_for_run; echo_off: a secret, ask the
-    user to type it); stopped (C-z: fg
-    resumes it); not_started (the line did not run: the note says why and what clears
-    it); lost (the frame died without a status); pane_gone; server_gone; error (muxport
-    lost track). Refused, with nothing typed, when the line holds text (line_not_empty),
-    the shell is not at its main prompt (not_at_prompt) or is still starting (starting).
+    Any POSIX shell or fish, also through ssh, su, sudo, containers; runs in a subshell.
+    outcome: completed; timed_out or waiting_for_input (answer, then wait_for_run);
+    stopped (C-z); not_started; lost; pane_gone; server_gone; error. The note names
+    the recovery. Refused, nothing typed: line_not_empty, not_at_prompt, starting.
     """
     timeout = effective_timeout(args.timeout)
     run = runs.reserve(args.pane_id)
     try:
+        # an OSError (a full disk writing the frame) answers with what the system refused
         w = await dispatch(ctx, run, args, runs.pending)
-    except OSError as fault:  # the tmux binary is missing, no file descriptors, a full disk
-        runs.release(run)
-        raise TmuxFailed(
-            f"could not start run: {fault.strerror or fault}; check that tmux "
-            f"({ctx.tmux.binary}) runs and that {frames.base_dir()} is writable, then try again",
-            retryable=True,
-        ) from None
     except BaseException:
         runs.release(run)
         raise
