@@ -65,12 +65,20 @@ class Watch:
         if self.frame_pid is None and self.shell_pid is not None:
             new = procs.children(self.shell_pid) - self.before
             self.frame_pid = min(new) if new else None
+            if self.frame_pid is None and self.shell_back():
+                # Asked only once the frame has started, so it was the shell's child: it
+                # was killed before the first look could name it.
+                return "gone"
         if self.frame_pid is None:
             return "unknown"
         seen = procs.stat(self.frame_pid)
         if seen is None or seen.state in ("Z", "X"):
             return "gone"
         return "stopped" if seen.state in ("T", "t") else "running"
+
+    def shell_back(self) -> bool:
+        """The shell that had the terminal when the line was typed has it again."""
+        return self.group is not None and procs.foreground_group(self.pane_pid) == self.group
 
 
 def gone_note(state: Gone, run: Run) -> str:
