@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from muxport.testing import eventually_blocking
 from muxport.testing.clients import launcher
 
 HOLD_PLUGIN = '''
@@ -66,10 +67,10 @@ def register_tools(registry):
 def connections_settle(tmux_server: Any, count: int, timeout: float = 10.0) -> int:
     """The tmux server's client connections once they number ``count`` (bounded poll: tmux
     closes a gone client's socket when it next reads it, and sends no event for it)."""
-    deadline = time.monotonic() + timeout
-    while tmux_server.connections() != count and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return int(tmux_server.connections())
+    return int(eventually_blocking(
+        tmux_server.connections, lambda now: now == count,
+        within=timeout, every=0.01, last_on_timeout=True,
+    ))
 
 
 def clean_env(extra: dict[str, str]) -> dict[str, str]:

@@ -118,3 +118,41 @@ def test_a_broken_plugin_fails_startup_only_when_selected(
     assert listed.returncode == 0, listed.stderr
     assert "broken" in listed.stdout
     assert Path(tmp_path / "absent.sock").exists() is False
+
+
+FAILING_START_PLUGIN = '''
+from muxport import READ, Args, Result, Toolbox, ToolContext, hookimpl, tool
+
+
+class Keys(Toolbox):
+    async def start(self, tmux):
+        raise RuntimeError("the key file /nonexistent/key is missing")
+
+    @tool(READ.replace(may_expose_secrets=False, may_return_untrusted_content=False), title="Key")
+    async def show_key(self, ctx: ToolContext, args: Args) -> Result:
+        """Show the key."""
+        return Result()
+
+
+@hookimpl
+def register_tools(registry):
+    registry.add(Keys)
+'''
+
+
+def test_a_toolbox_whose_start_fails_stops_startup_without_a_traceback(
+    muxport_cli, fake_distribution, tmux_server
+):
+    site = fake_distribution("badstart", FAILING_START_PLUGIN)
+    env = {"PYTHONPATH": str(site), "LIBTMUX_SOCKET_PATH": tmux_server.socket_path}
+    done = muxport_cli(env={**env, "LIBTMUX_TOOLSETS": "badstart"})
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("muxport: toolset badstart could not start")
+    assert "Keys: RuntimeError: the key file /nonexistent/key is missing" in line
+    assert tmux_server.clients() == []
+    # not selected, its toolbox is never made: serving starts, and ends cleanly at EOF
+    served = muxport_cli(env={**env, "LIBTMUX_TOOLSETS": "inspect,badstart",
+                              "LIBTMUX_EXCLUDE_TOOLS": "show_key"})
+    assert served.returncode == 0, served.stderr

@@ -22,7 +22,7 @@ from muxport import (
     unescape,
 )
 from muxport._internal.budgets import wait_ceiling
-from muxport._internal.transport import GONE_MARKERS, KINDS
+from muxport._internal.facts import GONE_MARKERS, KINDS
 from muxport.testing import FakeTmux
 
 lines_ = st.lists(st.text(max_size=40), max_size=60)

@@ -3,16 +3,15 @@ with nothing typed, into the caller's pane, a pane in a mode, and an attended pa
 """
 
 # The suite observes files, /proc and tmux, which send no events: bounded polls are the wait.
-# ruff: noqa: ASYNC110, ASYNC240
+# ruff: noqa: ASYNC240
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from muxport.testing import TmuxServer
+from muxport.testing import TmuxServer, eventually
 from reliability_kit import STATS, error_code
 
 pytestmark = pytest.mark.timeout(120)
@@ -52,9 +51,8 @@ async def flushed(server: TmuxServer, pane_id: str, typed: Path) -> None:
         return
     server.cmd("send-keys", "-t", pane_id, "-l", "--", "sentinel")
     server.cmd("send-keys", "-t", pane_id, "Enter")
-    with anyio.fail_after(5):
-        while "sentinel" not in typed.read_text():
-            await anyio.sleep(0.02)
+    await eventually(typed.read_text, lambda text: "sentinel" in text,
+                     what=f"the sentinel in {typed}", within=5)
 
 
 async def refused_everywhere(
@@ -133,9 +131,7 @@ async def test_attended_pane_is_refused(stdio_client, tmux_server, sandbox, all_
             f"env -u TMUX {tmux_server.binary} -S {tmux_server.socket_path} "
             f"attach-session -t '{session}'",
         )
-        with anyio.fail_after(10):
-            while not tmux_server.clients():
-                await anyio.sleep(0.02)
+        await eventually(tmux_server.clients, what="the attached client", within=10)
         assert "read-only" not in tmux_server.clients()[0]
         async with stdio_client(toolsets=all_toolsets) as client:
             await require(client, "send_keys", "send_keys_batch", "paste_text", "run_shell_command")

@@ -3,7 +3,7 @@ threads and open files, the tmux clients and the tmux buffers return to where th
 """
 
 # The suite observes files, /proc and tmux, which send no events: bounded polls are the wait.
-# ruff: noqa: ASYNC109, ASYNC110, ASYNC240
+# ruff: noqa: ASYNC109, ASYNC240
 
 from __future__ import annotations
 
@@ -96,9 +96,10 @@ async def test_waits_and_runs_leave_nothing_behind(
                             group.start_soon(client.call_tool, "wait_for_text", args)
                     # cancel once the waits are really waiting (their tmux clients exist,
                     # forked or over the socket)
-                    with anyio.move_on_after(10):
-                        while tmux_server.connections() < BATCH // 2:
-                            await anyio.sleep(0.01)
+                    await eventually(
+                        tmux_server.connections, lambda now: now >= BATCH // 2,
+                        within=10, every=0.01, last_on_timeout=True,
+                    )
                     scope.cancel()
         waits_done = time.monotonic() - started
         async with anyio.create_task_group() as group:

@@ -40,6 +40,7 @@ from muxport._internal.errors import (
     TmuxUnresponsive,
     ToolError,
 )
+from muxport._internal.facts import KINDS, TmuxResult, classify, literal
 from muxport._internal.hookspecs import hookimpl
 from muxport._internal.inputs import Cohort, check_input
 from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
@@ -72,7 +73,7 @@ from muxport._internal.targets import (
     answer_dict,
     exact_id,
 )
-from muxport._internal.transport import KINDS, Tmux, TmuxResult, classify, literal
+from muxport._internal.transport import Tmux
 from muxport._internal.watch import Activity, watcher
 
 __version__ = VERSION

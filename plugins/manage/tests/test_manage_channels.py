@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
+from muxport.testing import eventually
 
 
 def not_pending(tmux_server: Any, channel: str) -> bool:
@@ -33,10 +34,9 @@ async def clients_settle(tmux_server: Any, count: int) -> int:
     muxport's socket transport count alike; tmux closes a gone client's socket when it
     next reads it, hence a bounded poll.
     """
-    with anyio.move_on_after(10):
-        while tmux_server.connections() != count:  # noqa: ASYNC110 (a /proc condition)
-            await anyio.sleep(0.02)
-    return int(tmux_server.connections())
+    return int(await eventually(
+        tmux_server.connections, lambda now: now == count, within=10, last_on_timeout=True
+    ))
 
 
 async def start_wait(

@@ -13,7 +13,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -62,8 +62,10 @@ class Audit:
         self.owned = owned
 
     @classmethod
-    def from_env(cls) -> Audit:
-        where = os.environ.get("LIBTMUX_AUDIT", "")
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Audit:
+        """``LIBTMUX_AUDIT``: empty (no log), ``stderr``, or a file opened for appending (a
+        file that cannot be opened stops startup, naming the fix)."""
+        where = (os.environ if env is None else env).get("LIBTMUX_AUDIT", "")
         if not where:
             return cls(None, False)
         if where == "stderr":

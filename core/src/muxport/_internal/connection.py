@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Literal
 
 from muxport._internal.errors import StartupError
-from muxport._internal.transport import Tmux, refuse_control_chars
+from muxport._internal.facts import refuse_control_chars
+from muxport._internal.transport import Tmux
 
 DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"

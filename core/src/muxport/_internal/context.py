@@ -24,11 +24,11 @@ from pydantic import BaseModel
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
+from muxport._internal.errors import StartupError
 from muxport._internal.hookguard import GUARDED, guarding
 from muxport._internal.transport import Tmux
 from muxport._internal.watch import Feeds
 
-log = logging.getLogger(__name__)
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 log = logging.getLogger(__name__)
 
@@ -57,13 +57,26 @@ class Services:
     toolboxes: dict[type[Toolbox], Toolbox] = field(default_factory=dict)
 
     async def start(self) -> None:
-        """Make and start, once, the toolbox of every callable tool that is a method."""
+        """Make and start, once, the toolbox of every callable tool that is a method.
+
+        A toolbox that cannot be made or started stops startup (``StartupError``, one line
+        naming the toolset and the error, no traceback); what was started is closed first."""
         callable_ = self.selected.union(*self.nested.values())
         for name in sorted(callable_ & set(self.specs)):
             box = self.specs[name].toolbox
-            if box is not None and box not in self.toolboxes:
+            if box is None or box in self.toolboxes:
+                continue
+            try:
                 self.toolboxes[box] = box()
                 await self.toolboxes[box].start(self.tmux)
+            except Exception as exc:
+                await self.aclose()
+                said = (str(exc).splitlines() or [""])[0]
+                raise StartupError(
+                    f"toolset {self.specs[name].toolset} could not start "
+                    f"({box.__name__}: {type(exc).__name__}{': ' + said if said else ''}); "
+                    "fix what it names, or leave the toolset out of the selection"
+                ) from None
 
     def func(self, name: str) -> ToolFunc:
         """The callable ``(ctx, args)`` of tool ``name`` (a method bound to its toolbox)."""

@@ -11,13 +11,11 @@ caller, dead, input-disabled, in a mode or attended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pydantic import BaseModel, Field
 
 from muxport._internal.context import ToolContext
 from muxport._internal.errors import Refused
-from muxport._internal.objects import SEP, fmt, records, unescape
+from muxport._internal.objects import SEP, fmt, parse, records
 
 PANE_FORMAT = {
     "id": "pane_id", "window_id": "window_id", "active": "pane_active", "dead": "pane_dead",
@@ -42,59 +40,41 @@ class Cohort(BaseModel):
     pane_pid: str = Field(default="", description="the target pane's process id")
 
 
-@dataclass(frozen=True)
-class _Pane:
+class _Pane(BaseModel):
     id: str
     window_id: str
     active: bool
     dead: bool
     input_off: bool
     in_mode: bool
-    sync: bool
+    sync: bool  # the pane's effective synchronize-panes
     zoomed: bool
     mode: str
     command: str
     pid: str
 
 
-@dataclass(frozen=True)
-class _Client:
+class _Client(BaseModel):
     control: bool
     readonly: bool
+    flags: str
     session: str
     window_id: str
     pane_id: str
-    label: str
+    tty: str
+    name: str
 
     @property
     def can_type(self) -> bool:
         """A person's keystrokes land through this client (attached, read-write, not control)."""
-        return bool(self.session) and not self.control and not self.readonly
+        flags = self.flags.split(",")
+        control = self.control or "control-mode" in flags
+        readonly = self.readonly or "read-only" in flags
+        return bool(self.session) and not control and not readonly
 
-
-def _fields(record: str, names: dict[str, str]) -> dict[str, str]:
-    return dict(zip(names, (unescape(v) for v in record.split(SEP)), strict=False))
-
-
-def _pane(record: str) -> _Pane:
-    f = _fields(record, PANE_FORMAT)
-    flags = ("active", "dead", "input_off", "in_mode", "sync", "zoomed")
-    flag = {k: f.get(k, "") in ("1", "on") for k in flags}
-    return _Pane(id=f["id"], window_id=f.get("window_id", ""), mode=f.get("mode", ""),
-                 command=f.get("command", ""), pid=f.get("pid", ""), **flag)
-
-
-def _client(record: str) -> _Client:
-    f = _fields(record, CLIENT_FORMAT)
-    flags = f.get("flags", "").split(",")
-    return _Client(
-        control=f.get("control") == "1" or "control-mode" in flags,
-        readonly=f.get("readonly") == "1" or "read-only" in flags,
-        session=f.get("session", ""),
-        window_id=f.get("window_id", ""),
-        pane_id=f.get("pane_id", ""),
-        label=f.get("tty") or f.get("name", "a client"),
-    )
+    @property
+    def label(self) -> str:
+        return self.tty or self.name or "a client"
 
 
 def _receivers(panes: list[_Pane], target: _Pane, paste: bool) -> list[_Pane]:
@@ -165,9 +145,9 @@ async def check_input(
     for record in records(out.stdout):
         kind, _, rest = record.partition(SEP)
         if kind == "P":
-            panes.append(_pane(rest))
+            panes.append(parse(_Pane, PANE_FORMAT, rest))
         elif kind == "C":
-            clients.append(_client(rest))
+            clients.append(parse(_Client, CLIENT_FORMAT, rest))
     target = next((p for p in panes if p.id == pane_id), None)
     if target is None:  # the window changed between resolution and listing
         raise Refused(f"pane {pane_id} moved while it was checked; call list_panes and try again",

@@ -64,15 +64,20 @@ async def reap(process: Process) -> None:
         await process.aclose()
 
 
-async def invoke(argv: Sequence[str], deadline: float = DEADLINE) -> Finished:
-    """Run ``argv`` to completion; ``TimeoutError`` once ``deadline`` seconds passed."""
+async def start(argv: Sequence[str], doing: str, stdin: int = subprocess.PIPE) -> Process:
+    """Start ``argv`` with its output piped; what the system refused is a tool error."""
     spare_descriptors(argv[0])
     try:
-        process = await anyio.open_process(
-            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        return await anyio.open_process(
+            list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
     except OSError as exc:
-        raise os_fault(exc, f"starting {argv[0]}", binary=argv[0]) from None
+        raise os_fault(exc, doing, binary=argv[0]) from None
+
+
+async def invoke(argv: Sequence[str], deadline: float = DEADLINE) -> Finished:
+    """Run ``argv`` to completion; ``TimeoutError`` once ``deadline`` seconds passed."""
+    process = await start(argv, f"starting {argv[0]}", stdin=subprocess.DEVNULL)
     out, err = bytearray(), bytearray()
     try:
         with anyio.fail_after(deadline):

@@ -95,7 +95,7 @@ def records(stdout: str) -> list[str]:
 
 
 def parse(model: type[M], fields: dict[str, str], line: str, **extra: object) -> M:
-    """One record from one line of ``fmt(fields)`` output."""
+    """One record from one line of ``fmt(fields)`` output (an empty optional int is null)."""
     values = [unescape(v) for v in line.split(SEP)]
     data: dict[str, object] = dict(zip(fields, values, strict=False))
     for key, info in model.model_fields.items():
@@ -103,6 +103,8 @@ def parse(model: type[M], fields: dict[str, str], line: str, **extra: object) ->
             data[key] = data[key] == "1"
         elif info.annotation is int and key in data:
             data[key] = int(str(data[key]) or 0)
+        elif info.annotation == int | None and key in data:
+            data[key] = int(str(data[key])) if data[key] else None
     data.update(extra)
     return model.model_validate(data)
 

@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from muxport._internal.audit import Audit
 from muxport._internal.budgets import WAIT_CEILING, WAIT_CEILING_LIMIT, configure_wait_ceiling
 from muxport._internal.errors import StartupError
 
@@ -54,18 +55,9 @@ class Limits:
 
 
 def _audit_target(env: Mapping[str, str]) -> str:
-    """``LIBTMUX_AUDIT``: empty, ``stderr`` or a file that can be opened for appending."""
-    where = env.get("LIBTMUX_AUDIT", "")
-    if where in ("", "stderr"):
-        return where
-    try:
-        os.close(os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-    except OSError as exc:
-        raise StartupError(
-            f"LIBTMUX_AUDIT={where!r} cannot be opened ({exc.strerror}); "
-            "name a writable file, or 'stderr'"
-        ) from None
-    return where
+    """``LIBTMUX_AUDIT``, checked by opening it as the server will."""
+    Audit.from_env(env).close()
+    return env.get("LIBTMUX_AUDIT", "")
 
 
 def _tmux_tmpdir(env: Mapping[str, str], used: bool) -> str | None:

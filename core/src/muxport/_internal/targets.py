@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from muxport._internal.transport import KINDS
+from muxport._internal.facts import KINDS
 
 # id prefix -> (kind, the listing tool), from the transport's one kinds table
 PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in KINDS.items()}

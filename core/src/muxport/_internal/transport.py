@@ -2,124 +2,40 @@
 
 Every call is one tmux invocation, optionally carrying several commands
 separated by ``;`` so that they describe one moment. Values are argv items,
-never passed through a shell.
+never passed through a shell. What tmux's answers mean is in ``facts.py``; whether
+the server still answers, in ``liveness.py``; how an invocation reaches it (over the
+socket, or a forked client), in ``wiretransport.py`` and ``invoke.py``.
 """
 
 from __future__ import annotations
 
 import logging
-import subprocess
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 import anyio
 from anyio.abc import Process
 
-from muxport._internal import hookguard
-from muxport._internal.errors import (
-    InvalidArgument,
-    NotFound,
-    ServerGone,
-    StartupError,
-    TmuxFailed,
-    TmuxUnresponsive,
-    ToolError,
-)
-from muxport._internal.faults import os_fault
-from muxport._internal.invoke import DEADLINE, Finished, invoke, reap, spare_descriptors
-from muxport._internal.sharing import BATCH_WINDOW, Batch, SharedReads
+from muxport._internal import facts, hookguard, invoke
+from muxport._internal.errors import NotFound, ServerGone, TmuxFailed, ToolError
+from muxport._internal.facts import TmuxResult, refuse_nul
+from muxport._internal.invoke import DEADLINE, Finished
+from muxport._internal.liveness import Liveness
+from muxport._internal.sharing import BATCH_WINDOW, Batch, Commands, SharedReads
 from muxport._internal.wiretransport import WireTransport
 
 log = logging.getLogger(__name__)
 
-# The one table of tmux object kinds: id prefix, and the listing tool that shows which exist.
-KINDS = {
-    "pane": ("%", "list_panes"), "window": ("@", "list_windows"), "session": ("$", "list_sessions")
-}
-# tmux's "can't find" kinds -> (the listing tool that shows what exists, its count query)
-MISSING = {
-    kind: (tool, (f"list-{kind}s", *(() if kind == "session" else ("-a",)), "-F", "x"))
-    for kind, (_, tool) in KINDS.items()
-}
-GONE_MARKERS = (
-    "no server running",
-    "error connecting to",
-    "server exited unexpectedly",
-    "lost server",
-    "server not found",
-)
-PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
-PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
-# Once an invocation outlived its deadline, later ones get this much until one answers
-# again: cleanup after a stall (waking a waiter, stopping a client) then ends quickly.
-STALLED_DEADLINE = 1.0
 
-
-def refuse_control_chars(value: str, what: str) -> str:
-    """Socket and binary paths with ASCII control characters or DEL are refused."""
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise StartupError(f"{what} {value!r} contains a control character; pass a plain path")
-    return value
-
-
-def refuse_nul(argv: list[str]) -> list[str]:
-    """An argv item cannot carry NUL (the OS would cut it short): refuse, send nothing."""
-    if any("\x00" in item for item in argv):
-        raise InvalidArgument(
-            "a value contains a NUL character (\\0), which cannot reach tmux; "
-            "remove it and call again", delivery="not_sent",
-        )
-    return argv
-
-
-def literal(value: str) -> str:
-    """Double every ``#`` so that tmux format expansion yields ``value`` exactly."""
-    return value.replace("#", "##")
-
-
-def escape_arg(value: str) -> str:
-    """Keep an argv item from being read as a command separator.
-
-    tmux treats an argument ending in ``;`` as the end of a command; a backslash
-    before that ``;`` keeps it (and is removed by tmux).
-    """
-    if value.endswith(";"):
-        return value[:-1] + "\\;"
-    return value
-
-
-@dataclass(frozen=True)
-class TmuxResult:
-    """What one tmux invocation printed."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def lines(self) -> list[str]:
-        text = self.stdout[:-1] if self.stdout.endswith("\n") else self.stdout
-        return text.split("\n") if text else []
-
-
-def classify(stderr: str) -> Literal["gone", "missing", "failed"]:
-    """What a failed invocation's stderr means (docs/tmux-facts.md): the server is gone, a
-    target is missing ("no current target": the server has no session left), or else."""
-    if any(marker in stderr for marker in GONE_MARKERS):
-        return "gone"
-    if any(marker in stderr for marker in ("can't find", "no such", "no current target")):
-        return "missing"
-    return "failed"
+def _key(commands: Sequence[Sequence[str]]) -> Commands:
+    return tuple(tuple(str(arg) for arg in command) for command in commands)
 
 
 class Tmux:
     """Runs tmux against one server, addressed by its socket path."""
 
     def __init__(self, binary: str, socket_path: str) -> None:
-        self.binary = refuse_control_chars(binary, "tmux binary")
-        self.socket_path = refuse_control_chars(socket_path, "socket path")
+        self.binary = facts.refuse_control_chars(binary, "tmux binary")
+        self.socket_path = facts.refuse_control_chars(socket_path, "socket path")
         self._clients: set[Process] = set()
         self._reads = SharedReads(lambda commands: self._invoke(commands))
         # a hook check must never start a server on a dead socket (its marker command,
@@ -128,9 +44,7 @@ class Tmux:
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
-        self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
-        self.stalled = False  # the last invocation to end outlived its deadline
-        self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
+        self.liveness = Liveness(self.socket_path)
         # tmux's client protocol over the socket: no process per command (docs/transport.md)
         self.wire = WireTransport(self.socket_path)
         # Over the socket an invocation is cheap: batch only what is sent in the same tick.
@@ -144,7 +58,7 @@ class Tmux:
             if index:
                 argv.append(";")
             argv.append(command[0])
-            argv.extend(escape_arg(str(arg)) for arg in command[1:])
+            argv.extend(facts.escape_arg(str(arg)) for arg in command[1:])
         return argv
 
     async def run(
@@ -154,12 +68,16 @@ class Tmux:
 
         Every invocation ends within ``DEADLINE`` seconds: past it the client is killed and
         the call answers ``tmux_unresponsive`` (the server is stopped or hung)."""
-        key = tuple(tuple(str(a) for a in c) for c in commands)
+        key = _key(commands)
         await self._guard(hookguard.Wanted.of_commands(key))
-        result = await self._invoke(key, deadline)
-        if check and result.returncode != 0:
-            raise await self._failed(result)
-        return result
+        return await self._checked(await self._invoke(key, deadline), check)
+
+    async def read(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
+        """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
+        for at the same time share ONE invocation that starts after each of them asked."""
+        key = _key(commands)
+        await self._guard(hookguard.Wanted.of_commands(key))
+        return await self._checked(await self._shared(self._reads, key), check)
 
     async def _invoke(
         self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE, start: bool = True
@@ -172,17 +90,28 @@ class Tmux:
             done.stderr.decode("utf-8", "replace"),
         )
 
+    async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
+        try:
+            result = await reads.read(key)
+        except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
+            raise self.liveness.unresponsive() from None
+        assert isinstance(result, TmuxResult)
+        return result
+
+    async def _checked(self, result: TmuxResult, check: bool) -> TmuxResult:
+        if check and result.returncode != 0:
+            failed = self.failure(result)
+            kind, target = failed.data.get("kind"), failed.data.get("target")
+            if isinstance(failed, NotFound) and kind in facts.MISSING and target != "none":
+                raise await self.missing(str(kind), str(target))
+            raise failed
+        return result
+
     async def _guard(self, wanted: hookguard.Wanted) -> None:
         """Inside a read-only tool: refuse before any hook its command would fire is run."""
-        if hookguard.GUARDED.get() is None or not wanted.hooks:
-            return
 
-        async def shared(commands: tuple[tuple[str, ...], ...]) -> tuple[int, str]:
-            try:
-                result = await self._hook_checks.read(commands)
-            except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
-                raise self.unresponsive() from None
-            assert isinstance(result, TmuxResult)
+        async def shared(commands: Commands) -> tuple[int, str]:
+            result = await self._shared(self._hook_checks, commands)
             return result.returncode, result.stdout
 
         await hookguard.check(shared, wanted)
@@ -192,61 +121,24 @@ class Tmux:
     ) -> Finished:
         """Run one tmux client within ``deadline``; ``start=False``: never start a server
         (the socket client never does; a forked one gets ``-N``)."""
-        limit = min(deadline, STALLED_DEADLINE if self.stalled else deadline)
+        limit = self.liveness.limit(deadline)
         try:
             done = None
             if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
                 done = await self.wire.run(argv[3:], limit)
             if done is None:  # the forked client: the fallback
-                done = await invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
+                done = await invoke.invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
         except TimeoutError:
-            self.stalled = True
-            raise self.unresponsive() from None
-        self.answered_at, self.stalled = time.monotonic(), False
+            raise self.liveness.stall() from None
+        self.liveness.answered()
         return done
 
-    def unresponsive(self) -> TmuxUnresponsive:
-        return TmuxUnresponsive(
-            f"the tmux server at {self.socket_path} did not answer within {DEADLINE:g} s "
-            "(it is stopped, hung or overloaded); what was asked may still happen once it "
-            "resumes: check with list_sessions or get_server_info in a moment, then try again",
-            delivery="possibly_sent",
-        )
-
     async def responsive(self) -> None:
-        """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
-
-        Known stalled (the last invocation outlived its deadline): at once. Otherwise at
-        most one probe per ``PROBE_EVERY`` seconds for the whole server, shared by every
-        wait; any answered invocation counts as one."""
-        if self.stalled:
-            raise self.unresponsive()
-        if time.monotonic() - self.answered_at < PROBE_EVERY:
-            return
-        async with self._probing:
-            if time.monotonic() - self.answered_at >= PROBE_EVERY:
-                await self._invoke((("display-message", "-p", "#{pid}"),), PROBE_DEADLINE)
-
-    async def _failed(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
-        failure = self.failure(result)
-        kind, target = failure.data.get("kind"), failure.data.get("target")
-        if isinstance(failure, NotFound) and kind in MISSING and target != "none":
-            return await self.missing(str(kind), str(target))
-        return failure
-
-    async def read(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
-        """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
-        for at the same time share ONE invocation that starts after each of them asked."""
-        key = tuple(tuple(str(arg) for arg in command) for command in commands)
-        await self._guard(hookguard.Wanted.of_commands(key))
-        try:
-            result = await self._reads.read(key)
-        except TimeoutError:  # the shared invocation outlived SHARED_LIMIT
-            raise self.unresponsive() from None
-        assert isinstance(result, TmuxResult)
-        if check and result.returncode != 0:
-            raise await self._failed(result)
-        return result
+        """Raise ``tmux_unresponsive`` when the server stopped answering (for waits); see
+        ``Liveness.responsive``."""
+        await self.liveness.responsive(
+            lambda limit: self._invoke((("display-message", "-p", "#{pid}"),), limit)
+        )
 
     async def send_batched(self, *command: str) -> bool:
         """Run one command whose output nobody reads, batched with others sent at the same
@@ -263,36 +155,13 @@ class Tmux:
 
     def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         """The tool error for a failed invocation."""
-        err = result.stderr.strip() or f"tmux exited with status {result.returncode}"
-        for kind, (tool, _) in MISSING.items():
-            # "can't find pane: %9" from -t; "no such window: @9" from set-option -w -t
-            for marker in (f"can't find {kind}", f"no such {kind}"):
-                if marker in err:
-                    target = (err.split(marker, 1)[1].strip(" :\n").splitlines() or ["?"])[0]
-                    return NotFound(
-                        f"no {kind} {target} on this server; "
-                        f"call {tool} to see the {kind}s that exist",
-                        data={"kind": kind, "target": target},
-                    )
-        if "no current target" in err:  # any -t target, once the server has no session left
-            return NotFound(
-                "that target does not exist: the tmux server has no sessions now; "
-                "call list_sessions, or create_session to make one",
-                data={"kind": "session", "target": "none"},
-            )
-        if classify(err) == "gone":
-            return ServerGone(
-                f"the tmux server at {self.socket_path} is not running; create a session "
-                "with create_session (or start tmux) and try again",
-                delivery="not_sent",
-            )
-        return TmuxFailed(f"tmux said: {err.splitlines()[0]}", delivery="possibly_sent")
+        return facts.failure(result, self.socket_path)
 
     async def missing(self, kind: str, target: str) -> NotFound:
         """The not-found error for ``target`` (a pane, window or session), with how many of
         its kind exist; for tools that detect a missing target themselves (tmux 3.3a's
         ``display-message -t`` prints empty fields for one instead of failing)."""
-        tool, query = MISSING[kind]
+        tool, query = facts.MISSING[kind]
         listed = await self.run(query, check=False)
         count = len(listed.lines) if listed.returncode == 0 else 0
         return NotFound.counted(kind, target, tool, count)
@@ -300,32 +169,21 @@ class Tmux:
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         await self._guard(hookguard.Wanted.of_client(args))
-        try:
-            client = await self.wire.start(refuse_nul(list(args)))  # control mode always forks
+        try:  # over the socket where it can go (control mode always forks)
+            client: Process | None = await self.wire.start(refuse_nul(list(args)))
         except TimeoutError:
-            self.stalled = True
-            raise self.unresponsive() from None
-        if client is not None:
-            self._clients.add(client)
-            return client
-        async with self._starting:
-            spare_descriptors(self.binary)
-            try:
-                process = await anyio.open_process(
-                    refuse_nul([self.binary, "-S", self.socket_path, *args]),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                )
-            except OSError as exc:
-                raise os_fault(exc, "starting a tmux client", binary=self.binary) from None
-            self._clients.add(process)
-        return process
+            raise self.liveness.stall() from None
+        if client is None:
+            async with self._starting:
+                argv = refuse_nul([self.binary, "-S", self.socket_path, *args])
+                client = await invoke.start(argv, "starting a tmux client")
+        self._clients.add(client)
+        return client
 
     async def stop_client(self, process: Process) -> None:
         """End a client started by ``start_client``; safe to call twice and under cancellation."""
         self._clients.discard(process)
-        await reap(process)  # shielded
+        await invoke.reap(process)  # shielded
 
     async def aclose(self) -> None:
         """Reap every client still running (EOF shutdown)."""

@@ -1,6 +1,7 @@
 """The test kit for toolset authors: a real tmux server on a private socket, shell panes,
 MCP clients (in process and over the installed launcher's stdio), a fake transport,
-``tool_context`` for calling a tool directly and ``eventually`` for bounded waiting.
+``tool_context`` for calling a tool directly, and ``eventually`` (``eventually_blocking``
+in synchronous code) for bounded waiting.
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
@@ -17,7 +18,7 @@ from muxport.testing.clients import (
 )
 from muxport.testing.fake import FakeTmux, tool_context
 from muxport.testing.server import ShellPane, TmuxServer
-from muxport.testing.waiting import eventually
+from muxport.testing.waiting import eventually, eventually_blocking
 
 __all__ = [
     "CheckedCalls",
@@ -26,6 +27,7 @@ __all__ = [
     "ShellPane",
     "TmuxServer",
     "eventually",
+    "eventually_blocking",
     "in_process_client",
     "launcher",
     "reach",

@@ -22,11 +22,11 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from muxport.testing.server import ShellPane, TmuxServer
+from muxport.testing.waiting import eventually_blocking
 
 READY_TIMEOUT = 20.0
 READY_SH = (
@@ -151,19 +151,22 @@ def start_sshd(users: list[str]) -> SshdProcess:
     process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     sshd = SshdProcess(port, directory, process, made_privsep)
-    deadline = time.monotonic() + READY_TIMEOUT
-    while True:  # bounded: sshd -D has no ready signal, and a refused connect returns at once
+
+    def listening() -> bool:
         if process.poll() is not None:
-            sshd.stop()
             raise RuntimeError(f"sshd exited with {process.returncode}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return sshd
+                return True
         except OSError:
-            if time.monotonic() > deadline:
-                sshd.stop()
-                raise TimeoutError("sshd did not listen") from None
-            time.sleep(0.02)
+            return False
+
+    try:  # bounded: sshd -D has no ready signal, and a refused connect returns at once
+        eventually_blocking(listening, what="sshd listening", within=READY_TIMEOUT)
+    except (RuntimeError, TimeoutError):
+        sshd.stop()
+        raise
+    return sshd
 
 
 class ReadyFifo:

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from muxport.testing.waiting import eventually_blocking
+
 READY_TIMEOUT = 20.0
 CONFIG = "set -s exit-empty off\nset -g status off\nset -g remain-on-exit off\n"
 SHELLS = ("bash", "zsh", "dash", "sh")
@@ -71,11 +73,10 @@ class TmuxServer:
         """
         pid = int(self.cmd("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip())
         os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + timeout
-        while self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead}").strip() != "1":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"pane {pane_id} not dead {timeout} s after SIGKILL")
-            time.sleep(0.02)  # bounded poll: no tmux event marks a closed pty
+        eventually_blocking(  # no tmux event marks a closed pty
+            lambda: self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead}").strip(),
+            lambda dead: dead == "1", what=f"pane {pane_id} dead after SIGKILL", within=timeout,
+        )
 
     def wait_exit_status(self, pane_id: str, timeout: float = READY_TIMEOUT) -> str:
         """Wait until tmux has collected a dead pane's exit status, and return it.
@@ -86,19 +87,17 @@ class TmuxServer:
         SIGCHLD makes the server reap it, so the server gets one if the status is late.
         A bounded poll: tmux fires no event before the status is known.
         """
-        start = time.monotonic()
-        nudged = False
-        while True:
-            status = self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead_status}")
-            if status.strip():
-                return status.strip()
-            waited = time.monotonic() - start
-            if waited > timeout:
-                raise TimeoutError(f"no exit status for pane {pane_id} after {timeout} s")
-            if not nudged and waited > 1.0:
+        nudge_at = time.monotonic() + 1.0
+
+        def status() -> str:
+            nonlocal nudge_at
+            if time.monotonic() > nudge_at:  # once
                 os.kill(int(self.cmd("display-message", "-p", "#{pid}").strip()), signal.SIGCHLD)
-                nudged = True
-            time.sleep(0.02)  # bounded poll: see above
+                nudge_at = float("inf")
+            return self.cmd("display-message", "-p", "-t", pane_id, "#{pane_dead_status}").strip()
+
+        return eventually_blocking(status, what=f"an exit status for pane {pane_id}",
+                                   within=timeout)
 
     def clients(self) -> list[str]:
         done = subprocess.run(

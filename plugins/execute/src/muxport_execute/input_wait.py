@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import anyio
 
+from muxport_execute.procs import stat
+
 BOUND = 0.5  # seconds a read must last before the run counts as waiting
 STEP = 0.25  # seconds between looks
 READS = {0, 19}  # read, readv (x86_64)
@@ -51,11 +53,6 @@ class Reader:
     echo_off: bool
 
 
-def _stat(pid: int) -> list[bytes]:
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return f.read().rpartition(b")")[2].split()  # state ppid pgrp session tty_nr tpgid
-
-
 DEV_TTY = os.makedev(5, 0)  # /dev/tty: the process's controlling terminal (sudo reads it)
 
 
@@ -63,9 +60,10 @@ def _is_tty(pid: int, fd: int, rdev: int) -> bool:
     try:
         opened = os.stat(f"/proc/{pid}/fd/{fd}").st_rdev
         if opened == DEV_TTY:
-            return int(_stat(pid)[4]) == rdev  # tty_nr: the controlling terminal
+            seen = stat(pid)
+            return seen is not None and seen.tty_nr == rdev  # the controlling terminal
         return opened == rdev
-    except (OSError, ValueError, IndexError):
+    except OSError:
         return False
 
 
@@ -135,11 +133,12 @@ def echo_off(tty: str) -> bool:
 
 def reader(view: View) -> Reader | None:
     """The process of the run that is blocked reading the terminal right now, if any."""
+    shell = stat(view.pane_pid)
     try:
-        group = int(_stat(view.pane_pid)[5])
         rdev = os.stat(view.tty).st_rdev
-    except (OSError, ValueError, IndexError):
+    except OSError:
         return None
+    group = shell.tpgid if shell is not None else 0
     if group <= 0 or group == view.shell_group:
         return None  # the shell has the terminal: the run is not in the foreground
     found: int | None = None
@@ -147,13 +146,10 @@ def reader(view: View) -> Reader | None:
         if not entry.name.isdigit():
             continue
         pid = int(entry.name)
-        try:
-            fields = _stat(pid)
-        except OSError:
+        seen = stat(pid)
+        if seen is None or seen.pgrp != group:
             continue
-        if len(fields) < 3 or int(fields[2]) != group:
-            continue
-        if fields[0] in (b"R", b"D"):
+        if seen.state in ("R", "D"):
             return None  # something of the run is working
         if found is None and _blocked_on_tty(pid, rdev):
             found = pid

@@ -20,16 +20,20 @@ class Stat:
 
     state: str  # R, S, D, T (stopped), t, Z (exited, not reaped), X
     pgrp: int
+    tty_nr: int  # the controlling terminal's device number
     tpgid: int  # the terminal's foreground process group
     start_ticks: int
 
 
 def stat(pid: int) -> Stat | None:
+    """The one parser of ``/proc/<pid>/stat`` (``None``: no such process, or no /proc)."""
     try:
         with open(f"/proc/{int(pid)}/stat", "rb") as file:
             fields = file.read().rpartition(b")")[2].split()
         # state ppid pgrp session tty_nr tpgid ... starttime is the 20th after ")"
-        return Stat(fields[0].decode(), int(fields[2]), int(fields[5]), int(fields[19]))
+        return Stat(
+            fields[0].decode(), int(fields[2]), int(fields[4]), int(fields[5]), int(fields[19])
+        )
     except (OSError, ValueError, IndexError):
         return None
 

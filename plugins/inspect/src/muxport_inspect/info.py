@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from muxport import (
     END,
@@ -24,7 +24,6 @@ from muxport import (
     parse_pane,
     records,
     tool,
-    unescape,
 )
 from pydantic import BaseModel, BeforeValidator, Field
 
@@ -54,6 +53,7 @@ class ServerInfo(Result):
     inside_this_server: bool | None = Field(description="null when the relation is unproven")
 
 
+SERVER_FIELDS = {"version": "version", "pid": "pid"}
 CLIENT_FIELDS = {
     "tty": "client_tty",
     "session_id": "session_id",
@@ -71,7 +71,7 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
     inside = None if relation == "unknown" else relation == "inside"
     try:
         out = await ctx.tmux.run(
-            ("display-message", "-p", "#{version}" + SEP + "#{pid}" + END),
+            ("display-message", "-p", fmt(SERVER_FIELDS)),
             ("list-sessions", "-F", "s" + END),
             ("list-windows", "-a", "-F", "w" + END),
             ("list-panes", "-a", "-F", "p" + END),
@@ -94,14 +94,14 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
             note="no tmux server is running on this socket; create_session starts one",
         )
     rows = records(out.stdout)
-    version, pid = rows[0].split(SEP)
     kinds = [r for r in rows[1:] if r in ("s", "w", "p")]
     clients = [parse(Client, CLIENT_FIELDS, r) for r in rows[1:] if SEP in r]
-    return ServerInfo(
+    return parse(
+        ServerInfo,
+        SERVER_FIELDS,
+        rows[0],
         running=True,
-        version=version,
         socket_path=ctx.tmux.socket_path,
-        pid=int(pid),
         sessions=kinds.count("s"),
         windows=kinds.count("w"),
         panes=kinds.count("p"),
@@ -134,17 +134,8 @@ async def get_session_info(ctx: ToolContext, args: SessionArgs) -> SessionDetail
         ("list-windows", "-t", args.session_id, "-F", fmt(WINDOW_FIELDS)),
     )
     rows = records(out.stdout)
-    values = dict(zip(head, (unescape(v) for v in rows[0].split(SEP)), strict=False))
     windows = [parse(Window, WINDOW_FIELDS, r) for r in rows[1:]]
-    return SessionDetail(
-        id=values["id"],
-        name=values["name"],
-        attached=int(values["attached"] or 0),
-        windows=windows,
-        created=int(values["created"] or 0),
-        path=values["path"],
-        active_window_id=values["active_window_id"],
-    )
+    return parse(SessionDetail, head, rows[0], windows=windows)  # the list, not the count
 
 
 class WindowArgs(Args):
@@ -173,12 +164,8 @@ async def get_window_info(ctx: ToolContext, args: WindowArgs) -> WindowDetail:
         ("list-panes", "-t", args.window_id, "-F", fmt(PANE_FIELDS)),
     )
     rows = records(out.stdout)
-    window = parse(Window, WINDOW_FIELDS, rows[0])
-    layout = rows[0].split(SEP)[-1]
     panes = [parse_pane(r, ctx.caller) for r in rows[1:]]
-    data = window.model_dump()
-    data.update(panes=panes, layout=layout)
-    return WindowDetail.model_validate(data)
+    return parse(WindowDetail, head, rows[0], panes=panes)  # the list, not the count
 
 
 class PaneArgs(Args):
@@ -192,33 +179,30 @@ class PaneDetail(Pane, Result):
     zoomed: bool = Field(description="the pane's window is zoomed")
 
 
-PANE_EXTRA = {
+PANE_DETAIL = {
+    **PANE_FIELDS,
     "history_lines": "history_size",
     "history_limit": "history_limit",
     "zoomed": "window_zoomed_flag",
-    "exit_status": "pane_dead_status",
+    "exit_status": "pane_dead_status",  # empty (null) while the pane lives
 }
+P = TypeVar("P", bound=Pane)
+
+
+def parse_pane_as(model: type[P], fields: dict[str, str], row: str, ctx: ToolContext) -> P:
+    """``parse_pane`` for a pane model with more fields: the record, with its caller mark."""
+    pane = parse(model, fields, row, caller=None)
+    return pane.model_copy(update={"caller": ctx.caller.marks(pane.id)})
 
 
 @tool(METADATA, title="Get pane info")
 async def get_pane_info(ctx: ToolContext, args: PaneArgs) -> PaneDetail:
     """Describe one pane by id: command, path, size, process, history, exit status."""
-    wanted = {**PANE_EXTRA, **PANE_FIELDS}
-    out = await ctx.tmux.run(("display-message", "-p", "-t", args.pane_id, fmt(wanted)))
+    out = await ctx.tmux.run(("display-message", "-p", "-t", args.pane_id, fmt(PANE_DETAIL)))
     rows = records(out.stdout)
-    fields = rows[0].split(SEP, 4) if rows else []
-    if len(fields) < 5 or not fields[4].startswith("%"):
+    if not rows or not rows[0].startswith("%"):  # tmux 3.3a: empty fields for a missing pane
         raise await ctx.tmux.missing("pane", args.pane_id)
-    extra, rest = fields[:4], fields[4]
-    pane = parse_pane(rest, ctx.caller)
-    status = extra[3]
-    return PaneDetail(
-        **pane.model_dump(),
-        history_lines=int(extra[0] or 0),
-        history_limit=int(extra[1] or 0),
-        zoomed=extra[2] == "1",
-        exit_status=int(status) if pane.dead and status else None,
-    )
+    return parse_pane_as(PaneDetail, PANE_DETAIL, rows[0], ctx)
 
 
 Position = Literal["top-left", "top-right", "bottom-left", "bottom-right"]
@@ -237,29 +221,35 @@ class CornerPane(Pane, Result):
     """The pane record, with the ``note`` every answer may carry."""
 
 
-GEOMETRY = (
-    "#{pane_left}" + SEP + "#{pane_top}" + SEP + "#{pane_right}" + SEP + "#{pane_bottom}" + SEP
-)
+class PlacedPane(Pane):
+    """A pane with its edges, in cells from the window's top-left corner."""
+
+    left: int
+    top: int
+    right: int
+    bottom: int
+
+
+PLACED_FIELDS = {
+    **PANE_FIELDS, "left": "pane_left", "top": "pane_top", "right": "pane_right",
+    "bottom": "pane_bottom",
+}
 
 
 @tool(METADATA, title="Find pane by position")
 async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> CornerPane:
     """Find the pane in a corner (top-left, top-right, bottom-left, bottom-right) of a window."""
-    out = await ctx.tmux.run(
-        ("list-panes", "-t", args.window_id, "-F", GEOMETRY + fmt(PANE_FIELDS)),
-    )
-    candidates: list[tuple[tuple[int, ...], Pane]] = []
-    for row in records(out.stdout):
-        left, top, right, bottom, rest = row.split(SEP, 4)
-        l_, t_, r_, b_ = int(left), int(top), int(right), int(bottom)
-        vertical = t_ if args.position.startswith("top") else -b_
-        horizontal = l_ if args.position.endswith("left") else -r_
+    out = await ctx.tmux.run(("list-panes", "-t", args.window_id, "-F", fmt(PLACED_FIELDS)))
+    placed = [parse_pane_as(PlacedPane, PLACED_FIELDS, r, ctx) for r in records(out.stdout)]
+
+    def rank(p: PlacedPane) -> tuple[int, int, int]:
+        vertical = p.top if args.position.startswith("top") else -p.bottom
+        horizontal = p.left if args.position.endswith("left") else -p.right
         # a zoomed pane spans every corner; the smallest pane is the one the layout puts there
-        candidates.append(
-            ((vertical, horizontal, (r_ - l_) * (b_ - t_)), parse_pane(rest, ctx.caller))
-        )
-    candidates.sort(key=lambda item: item[0])
-    return CornerPane(**candidates[0][1].model_dump())
+        return vertical, horizontal, (p.right - p.left) * (p.bottom - p.top)
+
+    corner = min(placed, key=rank)
+    return CornerPane(**corner.model_dump(include=set(Pane.model_fields)))
 
 
 TOOLS = [get_server_info, get_session_info, get_window_info, get_pane_info, find_pane_by_position]

@@ -1,0 +1,66 @@
+"""Does the served tmux server still answer? The deadline state every call shares
+(docs/reliability.md).
+
+A stopped or hung server answers no client. Once one invocation outlived its deadline
+the server is known stalled: later invocations get ``STALLED_DEADLINE`` until one
+answers again (so that cleanup after a stall, waking a waiter or stopping a client,
+ends quickly), and waits end at once with ``tmux_unresponsive``. Waits that saw no
+invocation lately share one liveness probe per ``PROBE_EVERY`` seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from muxport._internal.errors import TmuxUnresponsive
+from muxport._internal.invoke import DEADLINE
+
+PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
+PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
+STALLED_DEADLINE = 1.0
+
+
+class Liveness:
+    """When the server last answered, and whether the last invocation to end stalled."""
+
+    def __init__(self, socket_path: str) -> None:
+        self.socket_path = socket_path
+        self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
+        self.stalled = False  # the last invocation to end outlived its deadline
+        self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
+
+    def limit(self, deadline: float) -> float:
+        """The deadline an invocation gets now."""
+        return min(deadline, STALLED_DEADLINE) if self.stalled else deadline
+
+    def answered(self) -> None:
+        self.answered_at, self.stalled = time.monotonic(), False
+
+    def stall(self) -> TmuxUnresponsive:
+        """Record that an invocation outlived its deadline; the error to raise for it."""
+        self.stalled = True
+        return self.unresponsive()
+
+    def unresponsive(self) -> TmuxUnresponsive:
+        return TmuxUnresponsive(
+            f"the tmux server at {self.socket_path} did not answer within {DEADLINE:g} s "
+            "(it is stopped, hung or overloaded); what was asked may still happen once it "
+            "resumes: check with list_sessions or get_server_info in a moment, then try again",
+            delivery="possibly_sent",
+        )
+
+    async def responsive(self, probe: Callable[[float], Awaitable[object]]) -> None:
+        """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
+
+        Known stalled: at once. Otherwise at most one ``probe`` (given its deadline) per
+        ``PROBE_EVERY`` seconds for the whole server; any answered invocation counts as one."""
+        if self.stalled:
+            raise self.unresponsive()
+        if time.monotonic() - self.answered_at < PROBE_EVERY:
+            return
+        async with self._probing:
+            if time.monotonic() - self.answered_at >= PROBE_EVERY:
+                await probe(PROBE_DEADLINE)
