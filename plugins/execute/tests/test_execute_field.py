@@ -126,7 +126,7 @@ async def test_dash_read_takes_the_line_and_the_run_is_not_started(stdio_client,
         await exact(call, pane.pane_id)
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_c_z_is_stopped_and_fg_resumes(stdio_client, rc_pane, shell):
     pane = rc_pane(shell)
     s = pane.server
@@ -150,7 +150,7 @@ async def test_c_z_is_stopped_and_fg_resumes(stdio_client, rc_pane, shell):
         await exact(call, p)
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_a_killed_frame_is_lost(stdio_client, rc_pane, shell):
     pane = rc_pane(shell)
     p = pane.pane_id
@@ -179,7 +179,7 @@ SIGNAL_CASES = [
 ]
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_statuses_after_c_c_are_the_commands_own(stdio_client, rc_pane, shell):
     p = rc_pane(shell).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
@@ -268,7 +268,7 @@ async def test_zsh_trapzerr_and_chpwd_fire_for_the_command_only(stdio_client, rc
         assert (await call("run_shell_command", {"pane_id": p, "command": "true"}))["output"] == []
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_a_shell_still_starting_is_waited_for(stdio_client, rc_pane, shell):
     p = rc_pane(shell, "sleep 1", signal_first=True).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
@@ -287,6 +287,12 @@ async def test_ksh_and_dash_statuses(stdio_client, rc_pane):
             assert (three["output"], three["exit_status"]) == (["x"], 3)
             assert (await call("run_shell_command", {"pane_id": p, "command": "false"})
                     )["exit_status"] == 1
+            # A last command killed by a signal: 128+N; in ksh93 N, the low 8 bits of its
+            # 256+N, which is all its `.` returns (docs/run-outcomes.md, a limit).
+            killed = await call("run_shell_command", {"pane_id": p,
+                                                      "command": "sh -c 'kill -TERM $$'"})
+            assert killed["exit_status"] == (15 if shell == "ksh" else 143), killed
+            assert not any("/frame:" in line for line in killed["output"]), killed
 
 
 async def test_a_shell_that_cannot_read_the_frame_is_not_started(stdio_client, tmux_server):

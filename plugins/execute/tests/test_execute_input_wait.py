@@ -15,9 +15,9 @@ async def answer_and_collect(client: Any, pane: str, text: str, run_id: str) -> 
     return await call(client, "wait_for_run", {"run_id": run_id, "timeout": 20})
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
-async def test_prompts_are_reported_with_echo(stdio_client, shell_pane, shell):
-    p = shell_pane(shell).pane_id
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
+async def test_prompts_are_reported_with_echo(stdio_client, shell_pane, rc_pane, shell):
+    p = (rc_pane(shell) if shell == "ksh" else shell_pane(shell)).pane_id
     async with stdio_client(toolsets=["execute"]) as client:
         asked = await run(client, p, "echo asking; read x; echo \"got $x\"; exit 2")
         assert (asked["outcome"], asked["echo_off"]) == ("waiting_for_input", False)

@@ -9,11 +9,14 @@ from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
 from muxport.testing import MCPError, tool_schema_errors
 
 
-@pytest.mark.parametrize(("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("zsh", 40)])
+@pytest.mark.parametrize(
+    ("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("ksh", 80), ("zsh", 40)]
+)
 async def test_runs_return_only_output_and_status(
-    stdio_client, shell_pane, tmux_server, shell, width
+    stdio_client, shell_pane, rc_pane, tmux_server, shell, width
 ):
-    pane = shell_pane(shell, width=width)
+    # ksh with a user's profile (execute_kit.KSH_PROFILE: aliases, a KEYBD trap, cd=_cd)
+    pane = rc_pane(shell, width=width) if shell == "ksh" else shell_pane(shell, width=width)
     p = pane.pane_id
     where = tmux_server.cmd("display", "-p", "-t", p, "#{pane_current_path}").strip()
     async with stdio_client(toolsets=["execute"]) as client:
