@@ -11,7 +11,7 @@ import signal
 from typing import Any
 
 import pytest
-from muxport.testing import CheckedCalls
+from muxport.testing import CheckedCalls, eventually
 from muxport_execute.procs import children
 
 TOOLSETS = ["execute", "inspect"]
@@ -100,29 +100,44 @@ async def test_continuation_and_pending_read_are_refused(stdio_client, rc_pane, 
         await exact(call, pane.pane_id)
 
 
-async def test_vi_command_mode_by_someone_else_is_not_started(stdio_client, rc_pane):
-    pane = rc_pane("bash", "set -o vi")
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_vi_command_mode_by_someone_else_is_not_started(stdio_client, rc_pane, shell):
+    pane = rc_pane(shell, VI[shell])
     async with stdio_client(toolsets=TOOLSETS) as client:
         call = CheckedCalls(client)
         pane.type("", enter=False)
-        pane.server.cmd("send-keys", "-t", pane.pane_id, "Escape")
+        pane.server.cmd("send-keys", "-t", pane.pane_id, "Escape")  # not through muxport
         done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
         assert done["outcome"] == "not_started" and done["seconds"] < 6, done
         assert done["reason"] == "not_at_prompt" and "C-c" in done["note"]
+        # Seen from /proc (the shell read the line and waits again), not the start bound.
+        assert "read the typed line without running it" in done["note"], done
         assert done["output"] == [] and "exit_status" not in done
         await call("send_keys", {"pane_id": pane.pane_id, "keys": ["C-c"]})
         await exact(call, pane.pane_id)
 
 
-async def test_dash_read_takes_the_line_and_the_run_is_not_started(stdio_client, rc_pane):
+def in_read_of_one_byte(pid: int) -> bool:
+    """/proc/<pid>/syscall: blocked in read(2) (0) of one byte (count 0x1)."""
+    with open(f"/proc/{pid}/syscall") as f:
+        fields = f.read().split()
+    return fields[:1] == ["0"] and fields[3:4] == ["0x1"]
+
+
+async def test_dash_read_is_refused_before_typing(stdio_client, rc_pane):
     pane = rc_pane("dash")
     s = pane.server
     async with stdio_client(toolsets=TOOLSETS) as client:
         call = CheckedCalls(client)
-        pane.type(f"{s.binary} -S {s.socket_path} wait-for -S field-dash; read x")
-        s.wait_for("field-dash")
-        done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
-        assert done["outcome"] == "not_started" and done["pane_lines"], done
+        pane.type("read x; echo \"x=$x\"")  # typed by the test through tmux, not muxport
+        shell = int(s.cmd("display", "-p", "-t", pane.pane_id, "#{pane_pid}"))
+        await eventually(lambda: in_read_of_one_byte(shell), what="dash blocked in its read")
+        text, meta = await refused(client, "run_shell_command",
+                                   {"pane_id": pane.pane_id, "command": "echo x"})
+        assert meta["reason"] == "not_at_prompt" and "read" in text and "C-c" in text, text
+        assert meta["delivery"] == "not_sent"
+        assert not any("mxr-" in row for row in pane.screen())  # nothing was typed
+        await call("send_keys", {"pane_id": pane.pane_id, "keys": ["C-c"]})
         await exact(call, pane.pane_id)
 
 
