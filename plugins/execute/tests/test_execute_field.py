@@ -141,6 +141,22 @@ async def test_dash_read_is_refused_before_typing(stdio_client, rc_pane):
         await exact(call, pane.pane_id)
 
 
+async def test_ksh_read_takes_the_line_and_the_run_is_not_started_at_once(stdio_client, rc_pane):
+    # ksh93 keeps the terminal raw in `read` as at its prompt, and waits in the same
+    # pselect: a pending read is seen only once it took the typed line (from /proc).
+    pane = rc_pane("ksh")
+    s = pane.server
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        pane.type(f"{s.binary} -S {s.socket_path} wait-for -S field-ksh; read x; echo \"x=$x\"")
+        s.wait_for("field-ksh")
+        done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
+        assert (done["outcome"], done["reason"]) == ("not_started", "not_at_prompt"), done
+        assert "read the typed line without running it" in done["note"], done
+        await shown(call, pane.pane_id, "x=. '/")  # the read took the line as data
+        await exact(call, pane.pane_id)
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_c_z_is_stopped_and_fg_resumes(stdio_client, rc_pane, shell):
     pane = rc_pane(shell)
