@@ -308,10 +308,10 @@ async def test_a_shell_still_starting_is_waited_for(stdio_client, rc_pane, shell
 
 
 async def test_ksh_and_dash_statuses(stdio_client, rc_pane):
-    for shell in ("ksh", "dash"):
-        p = rc_pane(shell).pane_id
-        async with stdio_client(toolsets=TOOLSETS) as client:
-            call = CheckedCalls(client)
+    panes = {shell: rc_pane(shell).pane_id for shell in ("ksh", "dash")}
+    async with stdio_client(toolsets=TOOLSETS) as client:  # one server for both panes
+        call = CheckedCalls(client)
+        for shell, p in panes.items():
             got = await call("run_shell_command", {"pane_id": p, "command": "printf 'a\\nb\\n'"})
             assert (got["output"], got["exit_status"]) == (["a", "b"], 0)
             three = await call("run_shell_command", {"pane_id": p, "command": "echo x; exit 3"})
