@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from execute_kit import KSH_PROFILE
 from muxport.testing import ShellPane, TmuxServer, reach
 
 _count = itertools.count(1)
@@ -25,8 +26,9 @@ _count = itertools.count(1)
 @pytest.fixture
 def rc_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
     """``rc_pane("zsh", "bindkey -v")``: a shell whose rc file holds ``rc`` after a bare
-    ``$ `` prompt; ready once the rc file has run (or, with ``signal_first``, as soon as
-    it starts: the rest of the rc file may still be running)."""
+    ``$ `` prompt (ksh: after a user's profile, ``execute_kit.KSH_PROFILE``, with its
+    ``~ [1]$ `` prompt); ready once the rc file has run (or, with ``signal_first``, as
+    soon as it starts: the rest of the rc file may still be running)."""
 
     def make(shell: str, rc: str = "", width: int = 80, signal_first: bool = False) -> ShellPane:
         if shutil.which(shell) is None:
@@ -37,6 +39,7 @@ def rc_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
         channel = f"field-ready-{os.getpid()}-{n}"
         ready = f"{tmux_server.binary} -S {tmux_server.socket_path} wait-for -S {channel}\n"
         prompt = "PS1='$ '\n" if shell != "zsh" else "unsetopt PROMPT_SP\nPROMPT='$ '\n"
+        prompt += KSH_PROFILE if shell == "ksh" else ""
         text = prompt + (ready + rc + "\n" if signal_first else rc + "\n" + ready)
         env = f"env -i PATH={os.environ['PATH']} HOME={home} TERM=screen HISTFILE={home}/history"
         if shell == "zsh":

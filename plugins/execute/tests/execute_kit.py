@@ -28,3 +28,23 @@ async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
 
 async def run(client: Any, pane: str, command: str, **extra: Any) -> dict[str, Any]:
     return await call(client, "run_shell_command", {"pane_id": pane, "command": command, **extra})
+
+
+# A ksh93 rc file as a user has one (after Debian's skeleton .kshrc): emacs editing,
+# tracked aliases, a KEYBD trap (a trap the frame must save and restore), ``cd`` aliased
+# to a function that keeps the prompt's directory, a prompt with the history number.
+KSH_PROFILE = r"""ulimit -c 0
+export VISUAL=vi EDITOR=vi PAGER=less
+set -o emacs -o trackall -o globstar
+HISTSIZE=500
+alias ll='ls -lFb' md=mkdir grep='command -x grep'
+trap '.sh.edchar=${keymap[${.sh.edchar}]:-${.sh.edchar}}' KEYBD
+keymap=([$'\eOD']=$'\eb' [$'\eOC']=$'\ef' [$'\e[1~']=$'\ca' [$'\e[4~']=$'\ce')
+function _cd {
+  "cd" "$@" || return
+  case $PWD in ("$HOME"*) _pwd=\~${PWD#"$HOME"};; (*) _pwd=$PWD;; esac
+}
+alias cd=_cd
+_cd .
+PS1='$_pwd [!]$ '
+"""

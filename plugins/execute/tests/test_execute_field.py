@@ -11,7 +11,7 @@ import signal
 from typing import Any
 
 import pytest
-from muxport.testing import CheckedCalls
+from muxport.testing import CheckedCalls, eventually
 from muxport_execute.procs import children
 
 TOOLSETS = ["execute", "inspect"]
@@ -100,33 +100,64 @@ async def test_continuation_and_pending_read_are_refused(stdio_client, rc_pane, 
         await exact(call, pane.pane_id)
 
 
-async def test_vi_command_mode_by_someone_else_is_not_started(stdio_client, rc_pane):
-    pane = rc_pane("bash", "set -o vi")
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_vi_command_mode_by_someone_else_is_not_started(stdio_client, rc_pane, shell):
+    pane = rc_pane(shell, VI[shell])
     async with stdio_client(toolsets=TOOLSETS) as client:
         call = CheckedCalls(client)
         pane.type("", enter=False)
-        pane.server.cmd("send-keys", "-t", pane.pane_id, "Escape")
+        pane.server.cmd("send-keys", "-t", pane.pane_id, "Escape")  # not through muxport
         done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
         assert done["outcome"] == "not_started" and done["seconds"] < 6, done
         assert done["reason"] == "not_at_prompt" and "C-c" in done["note"]
+        # Seen from /proc (the shell read the line and waits again), not the start bound.
+        assert "read the typed line without running it" in done["note"], done
         assert done["output"] == [] and "exit_status" not in done
         await call("send_keys", {"pane_id": pane.pane_id, "keys": ["C-c"]})
         await exact(call, pane.pane_id)
 
 
-async def test_dash_read_takes_the_line_and_the_run_is_not_started(stdio_client, rc_pane):
+def in_read_of_one_byte(pid: int) -> bool:
+    """/proc/<pid>/syscall: blocked in read(2) (0) of one byte (count 0x1)."""
+    with open(f"/proc/{pid}/syscall") as f:
+        fields = f.read().split()
+    return fields[:1] == ["0"] and fields[3:4] == ["0x1"]
+
+
+async def test_dash_read_is_refused_before_typing(stdio_client, rc_pane):
     pane = rc_pane("dash")
     s = pane.server
     async with stdio_client(toolsets=TOOLSETS) as client:
         call = CheckedCalls(client)
-        pane.type(f"{s.binary} -S {s.socket_path} wait-for -S field-dash; read x")
-        s.wait_for("field-dash")
-        done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
-        assert done["outcome"] == "not_started" and done["pane_lines"], done
+        pane.type("read x; echo \"x=$x\"")  # typed by the test through tmux, not muxport
+        shell = int(s.cmd("display", "-p", "-t", pane.pane_id, "#{pane_pid}"))
+        await eventually(lambda: in_read_of_one_byte(shell), what="dash blocked in its read")
+        text, meta = await refused(client, "run_shell_command",
+                                   {"pane_id": pane.pane_id, "command": "echo x"})
+        assert meta["reason"] == "not_at_prompt" and "read" in text and "C-c" in text, text
+        assert meta["delivery"] == "not_sent"
+        assert not any("mxr-" in row for row in pane.screen())  # nothing was typed
+        await call("send_keys", {"pane_id": pane.pane_id, "keys": ["C-c"]})
         await exact(call, pane.pane_id)
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+async def test_ksh_read_takes_the_line_and_the_run_is_not_started_at_once(stdio_client, rc_pane):
+    # ksh93 keeps the terminal raw in `read` as at its prompt, and waits in the same
+    # pselect: a pending read is seen only once it took the typed line (from /proc).
+    pane = rc_pane("ksh")
+    s = pane.server
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        pane.type(f"{s.binary} -S {s.socket_path} wait-for -S field-ksh; read x; echo \"x=$x\"")
+        s.wait_for("field-ksh")
+        done = await call("run_shell_command", {"pane_id": pane.pane_id, "command": "echo x"})
+        assert (done["outcome"], done["reason"]) == ("not_started", "not_at_prompt"), done
+        assert "read the typed line without running it" in done["note"], done
+        await shown(call, pane.pane_id, "x=. '/")  # the read took the line as data
+        await exact(call, pane.pane_id)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_c_z_is_stopped_and_fg_resumes(stdio_client, rc_pane, shell):
     pane = rc_pane(shell)
     s = pane.server
@@ -150,7 +181,7 @@ async def test_c_z_is_stopped_and_fg_resumes(stdio_client, rc_pane, shell):
         await exact(call, p)
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_a_killed_frame_is_lost(stdio_client, rc_pane, shell):
     pane = rc_pane(shell)
     p = pane.pane_id
@@ -179,7 +210,7 @@ SIGNAL_CASES = [
 ]
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_statuses_after_c_c_are_the_commands_own(stdio_client, rc_pane, shell):
     p = rc_pane(shell).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
@@ -268,7 +299,7 @@ async def test_zsh_trapzerr_and_chpwd_fire_for_the_command_only(stdio_client, rc
         assert (await call("run_shell_command", {"pane_id": p, "command": "true"}))["output"] == []
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
 async def test_a_shell_still_starting_is_waited_for(stdio_client, rc_pane, shell):
     p = rc_pane(shell, "sleep 1", signal_first=True).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
@@ -277,16 +308,22 @@ async def test_a_shell_still_starting_is_waited_for(stdio_client, rc_pane, shell
 
 
 async def test_ksh_and_dash_statuses(stdio_client, rc_pane):
-    for shell in ("ksh", "dash"):
-        p = rc_pane(shell).pane_id
-        async with stdio_client(toolsets=TOOLSETS) as client:
-            call = CheckedCalls(client)
+    panes = {shell: rc_pane(shell).pane_id for shell in ("ksh", "dash")}
+    async with stdio_client(toolsets=TOOLSETS) as client:  # one server for both panes
+        call = CheckedCalls(client)
+        for shell, p in panes.items():
             got = await call("run_shell_command", {"pane_id": p, "command": "printf 'a\\nb\\n'"})
             assert (got["output"], got["exit_status"]) == (["a", "b"], 0)
             three = await call("run_shell_command", {"pane_id": p, "command": "echo x; exit 3"})
             assert (three["output"], three["exit_status"]) == (["x"], 3)
             assert (await call("run_shell_command", {"pane_id": p, "command": "false"})
                     )["exit_status"] == 1
+            # A last command killed by a signal: 128+N; in ksh93 N, the low 8 bits of its
+            # 256+N, which is all its `.` returns (docs/run-outcomes.md, a limit).
+            killed = await call("run_shell_command", {"pane_id": p,
+                                                      "command": "sh -c 'kill -TERM $$'"})
+            assert killed["exit_status"] == (15 if shell == "ksh" else 143), killed
+            assert not any("/frame:" in line for line in killed["output"]), killed
 
 
 async def test_a_shell_that_cannot_read_the_frame_is_not_started(stdio_client, tmux_server):

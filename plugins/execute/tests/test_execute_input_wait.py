@@ -6,6 +6,7 @@ import shutil
 import time
 from typing import Any
 
+import anyio
 import pytest
 from execute_kit import call, run
 
@@ -15,9 +16,9 @@ async def answer_and_collect(client: Any, pane: str, text: str, run_id: str) -> 
     return await call(client, "wait_for_run", {"run_id": run_id, "timeout": 20})
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "dash"])
-async def test_prompts_are_reported_with_echo(stdio_client, shell_pane, shell):
-    p = shell_pane(shell).pane_id
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh"])
+async def test_prompts_are_reported_with_echo(stdio_client, shell_pane, rc_pane, shell):
+    p = (rc_pane(shell) if shell == "ksh" else shell_pane(shell)).pane_id
     async with stdio_client(toolsets=["execute"]) as client:
         asked = await run(client, p, "echo asking; read x; echo \"got $x\"; exit 2")
         assert (asked["outcome"], asked["echo_off"]) == ("waiting_for_input", False)
@@ -55,13 +56,20 @@ async def test_secret_prompt_and_repl(stdio_client, shell_pane):
 async def test_long_runs_are_not_waiting(stdio_client, shell_pane):
     p, q = shell_pane("bash").pane_id, shell_pane("zsh").pane_id
     async with stdio_client(toolsets=["execute"]) as client:
-        slow = await run(client, p, "sleep 5; echo slept", timeout=3)
+        answers: dict[str, dict[str, Any]] = {}
+
+        async def ask(name: str, pane: str, command: str, wait: float) -> None:
+            answers[name] = await run(client, pane, command, timeout=wait)
+
+        async with anyio.create_task_group() as group:  # two panes, at the same time
+            group.start_soon(ask, "slow", p, "sleep 5; echo slept", 3)
+            # A program polling a pipe and the terminal is busy, not waiting on the terminal.
+            group.start_soon(
+                ask, "mixed", q,
+                "sleep 3 | python3 -c 'import select,sys; select.select([0], [], [])'", 1.5,
+            )
+        slow, mixed = answers["slow"], answers["mixed"]
         assert slow["outcome"] == "timed_out" and slow.get("echo_off") is None
-        # A program polling a pipe and the terminal is busy, not waiting on the terminal.
-        mixed = await run(
-            client, q, "sleep 3 | python3 -c 'import select,sys; select.select([0], [], [])'",
-            timeout=1.5,
-        )
         assert mixed["outcome"] == "timed_out"
         done = await call(client, "wait_for_run", {"run_id": slow["run_id"], "timeout": 20})
         assert (done["outcome"], done["output"]) == ("completed", ["slept"])

@@ -9,11 +9,14 @@ from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
 from muxport.testing import MCPError, tool_schema_errors
 
 
-@pytest.mark.parametrize(("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("zsh", 40)])
+@pytest.mark.parametrize(
+    ("shell", "width"), [("bash", 80), ("zsh", 80), ("dash", 80), ("ksh", 80), ("zsh", 40)]
+)
 async def test_runs_return_only_output_and_status(
-    stdio_client, shell_pane, tmux_server, shell, width
+    stdio_client, shell_pane, rc_pane, tmux_server, shell, width
 ):
-    pane = shell_pane(shell, width=width)
+    # ksh with a user's profile (execute_kit.KSH_PROFILE: aliases, a KEYBD trap, cd=_cd)
+    pane = rc_pane(shell, width=width) if shell == "ksh" else shell_pane(shell, width=width)
     p = pane.pane_id
     where = tmux_server.cmd("display", "-p", "-t", p, "#{pane_current_path}").strip()
     async with stdio_client(toolsets=["execute"]) as client:
@@ -66,7 +69,9 @@ async def test_timed_out_run_is_collected_by_wait_for_run(stdio_client, shell_pa
     p = shell_pane("zsh").pane_id
     q = shell_pane("bash").pane_id
     async with stdio_client(toolsets=["execute"]) as client:
-        slow = await run(client, p, "echo begun; sleep 5; echo ended", timeout=1)
+        # Ends once the test signals it, from the first progress beat of the wait below.
+        release = f"{tmux_server.binary} -S {tmux_server.socket_path} wait-for test-release"
+        slow = await run(client, p, f"echo begun; {release}; echo ended", timeout=1)
         assert slow["outcome"] == "timed_out" and "exit_status" not in slow
         assert slow["output"] == ["begun"] and "wait_for_run" in slow["note"]
         busy = await client.call_tool("run_shell_command", {"pane_id": p, "command": "true"})
@@ -83,6 +88,8 @@ async def test_timed_out_run_is_collected_by_wait_for_run(stdio_client, shell_pa
 
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             beats.append(message)
+            if len(beats) == 1:
+                tmux_server.cmd("wait-for", "-S", "test-release")
 
         result = await client.call_tool(
             "wait_for_run", {"run_id": slow["run_id"], "timeout": 20}, progress_callback=progress

@@ -17,8 +17,10 @@ UNREADABLE = ("Permission denied", "No such file", "can't open", "cannot open", 
 
 
 async def not_started(
-    tmux: Tmux, pane_id: str, frame: RunFrame, shell: str, bound: float
+    tmux: Tmux, pane_id: str, frame: RunFrame, shell: str, bound: float | None
 ) -> Ending:
+    """``bound``: the start bound that ran out; None: the shell was seen to take the typed
+    line without running it (``shell_reads.took_line``)."""
     line = await read_line(tmux, pane_id)
     out = await tmux.run(("capture-pane", "-p", "-J", "-t", pane_id))
     rows = [row.rstrip() for row in out.lines]
@@ -47,8 +49,11 @@ async def not_started(
     else:
         reason, recovery = "not_at_prompt", clear_line(pane_id)
         why = (
-            "the shell did not run the typed line (vi command mode, text already on the "
-            "line, or a shell that ignored it)"
+            "the shell did not run the typed line (vi command mode, a pending read that "
+            "took it as data, text already on the line, or a shell that ignored it)"
         )
-    note = f"the command did not start within {bound:g} s and will not run: {why}; {recovery}"
+    when = f"did not start within {bound:g} s" if bound is not None else (
+        "did not start: the shell read the typed line without running it"
+    )
+    note = f"the command {when} and will not run: {why}; {recovery}"
     return Ending("not_started", note=note, reason=reason, pane_lines=shown)

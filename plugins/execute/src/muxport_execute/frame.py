@@ -236,11 +236,30 @@ _SAVE_TRAPS = (
 # After C-c the status is the command's own (docs/run-outcomes.md): the outer subshell waits
 # for the inner one whatever it does with SIGINT; bash decides like an interactive
 # shell by itself; the others end the inner subshell when the interrupted command died
-# of SIGINT (130) or no command handled it (0).
+# of SIGINT (130; 258 in ksh93, which reports a signal N as 256+N) or no command
+# handled it (0).
 _INNER_INT = (
     "case ${BASH_VERSION-} in (?*) ;; "
-    "(*) \\trap 'case $? in (0|130) \\exit 130;; esac' INT;; esac\n"
+    "(*) \\trap 'case $? in (0|130|258) \\exit 130;; esac' INT;; esac\n"
 )
+
+
+# ksh93 keeps job control on in a subshell: the inner subshell would get a process group
+# of its own that never has the terminal (stopped by SIGTTIN when it reads, never reached
+# by C-c or C-z). Off for the frame's own lines, the frame is one job (docs/run-outcomes.md).
+_KSH_NO_JOBS = "case ${KSH_VERSION-} in (?*) \\set +m;; esac\n"
+
+
+def _source(cmd: str) -> str:
+    """The inner subshell's last line: source the command. A ksh93 subshell whose last
+    command was killed by a signal kills itself with it, and the outer subshell then
+    prints a job line naming the frame: there the inner subshell exits explicitly. Other
+    shells run nothing after the command (a bash DEBUG trap restored by ``cmd`` would
+    see it)."""
+    return (
+        f"case ${{KSH_VERSION-}} in (?*) \\. {quote(cmd)}; \\exit $?;; "
+        f"(*) \\. {quote(cmd)};; esac\n"
+    )
 
 
 def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
@@ -257,6 +276,7 @@ def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
         + _SAVE_TRAPS
         + "\\set +euxv\n"
         + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
+        + _KSH_NO_JOBS
         + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
         # No started file (the run was given up as not started): run nothing.
         + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
@@ -268,7 +288,7 @@ def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
         + _INNER_INT
         + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
         + "\\unset _mxf _mxd _mxt _mxs\n"
-        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else f"\\. {quote(d + '/cmd')}\n")
+        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else _source(d + "/cmd"))
         + ")\n"
     )
 

@@ -7,7 +7,9 @@ would swallow it. What is checked, from the pane's cursor row and its terminal:
 
 - ``reading``: bash or zsh in the foreground with the terminal in canonical mode. Their
   line editors switch it to raw mode while they read a command, so canonical mode
-  means the shell reads some other way (``read``, ``select``).
+  means the shell reads some other way (``read``, ``select``). A shell without a line
+  editor (dash) blocked reading the terminal one byte at a time is in ``read``
+  (``shell_reads.pending_read``).
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -32,9 +34,12 @@ import anyio
 from muxport import SEP, Tmux
 
 from muxport_execute import procs
+from muxport_execute.shell_reads import pending_read
 
 Verdict = Literal["empty", "text", "continuation", "reading"]
-LINE_FORMAT = SEP.join(["#{cursor_x}", "#{cursor_y}", "#{pane_tty}", "#{pane_current_command}"])
+LINE_FORMAT = SEP.join(
+    ["#{cursor_x}", "#{cursor_y}", "#{pane_tty}", "#{pane_current_command}", "#{pane_pid}"]
+)
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -60,6 +65,7 @@ class Line:
     above: str
     tty: str
     command: str
+    pid: str = ""  # the pane's first process
 
 
 def _cells(text: str, width: int) -> tuple[str, str]:
@@ -79,14 +85,14 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
         ("capture-pane", "-p", "-t", pane_id),
     )
     lines = out.lines
-    head = [*(lines[0].split(SEP) if lines else []), "", "", "", ""]
+    head = [*(lines[0].split(SEP) if lines else []), "", "", "", "", ""]
     x, y = (int(v) if v.isdigit() else 0 for v in head[:2])
     rows = lines[1:]
     row = rows[y] if y < len(rows) else ""
     left, right = _cells(row, x)
     above = rows[y - 1] if 0 < y <= len(rows) else ""
-    tty, command = head[2:4]
-    return Line(left, right.rstrip(), above.rstrip(), tty, command)
+    tty, command, pid = head[2:5]
+    return Line(left, right.rstrip(), above.rstrip(), tty, command, pid)
 
 
 def prompt_like(left: str) -> bool:
@@ -110,6 +116,8 @@ def _unfinished(row: str) -> bool:
 def judge(line: Line, shell: str) -> Verdict:
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
         return "reading"
+    if line.pid and pending_read(procs.foreground_group(line.pid), line.tty):
+        return "reading"  # dash and other shells without a line editor
     stripped = line.left.strip()
     ps2 = _ZSH_PS2.match(stripped)
     if ps2 and all(word in ZSH_CONTINUATIONS for word in ps2.group(1).split()):

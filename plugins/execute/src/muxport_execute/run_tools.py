@@ -27,7 +27,7 @@ from muxport import (
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute import procs, typed_run
+from muxport_execute import procs, shell_reads, typed_run
 from muxport_execute.dispatch import check_line, ready_shell
 from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.line_state import Line, PendingInput, read_line
@@ -276,6 +276,7 @@ async def dispatch(
         group = procs.foreground_group(cohort.pane_pid)
         before = procs.children(group) if group else set()
         line = frame.typed_line(args.suppress_history) + "\r"
+        read_before = shell_reads.bytes_read(group)
         try:
             sent = await ctx.tmux.run(
                 ("display-message", "-p", "-t", args.pane_id,
@@ -292,7 +293,8 @@ async def dispatch(
     pane_pid, alternate, tty = [*sent.stdout.split(), "", "", ""][:3]
     if pane_pid.isdigit():
         run.view = View(int(pane_pid), group, tty)
-    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate)
+    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate,
+                 tty, read_before, len(line.encode()))
 
 
 @tool(COMMAND, title="Run a shell command")

@@ -6,8 +6,11 @@ name). tmux also wakes a waiter when the server dies, so a wake proves nothing b
 itself: the status file, then one observation decide the outcome. Beside the waiter a
 monitor looks at the pane and the frame's process, quickly at first:
 
-- no ``started`` file ``START_BOUND`` seconds after typing: ``not_started`` (the typed
-  line did not run; the frame is made unable to run the command first);
+- no ``started`` file, and the shell has read the typed line and waits for the
+  terminal again on two looks in a row (``shell_reads.took_line``: vi command mode, a
+  ``read``, a file it could not read), or ``START_BOUND`` seconds after typing where
+  ``/proc`` cannot tell: ``not_started`` (the typed line did not run; the frame is made
+  unable to run the command first);
 - the frame's process stopped (C-z): ``stopped`` until it runs again (``fg``);
 - the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
 - a status file without a signal (the frame's tmux client failed): the run ended.
@@ -25,13 +28,16 @@ import anyio
 from anyio.abc import Process
 from muxport import Tmux, TmuxUnresponsive, ToolError
 
-from muxport_execute import procs
+from muxport_execute import procs, shell_reads
 from muxport_execute.diagnose import not_started
 from muxport_execute.notes import stopped_recovery
 from muxport_execute.pane_view import Gone, Observation, observe, probe
 from muxport_execute.runs import Ending, Run, RunFrame
 
+# Where /proc cannot tell that the shell took the line without running it (another
+# user's shell, no /proc), the start marker is waited for this long.
 START_BOUND = 3.0
+DECLINED_LOOKS = 2
 PROBE_FIRST, PROBE_MAX, STOPPED_PROBE, PANE_EVERY = 0.05, 0.5, 0.2, 0.5
 # tmux may handle the frame's signal before it has read the pane's last bytes, and the
 # shell may not have reaped the frame yet: look again (quickly at first, then every
@@ -54,7 +60,11 @@ class Watch:
     group: int | None  # the terminal's foreground process group then (the shell's)
     before: set[int] = field(default_factory=set)  # the shell's children then
     alternate: str = ""  # the alternate screen's saved cursor then
+    tty: str = ""
+    read_before: int | None = None  # the shell's rchar right before typing
+    typed: int = 0  # bytes typed
     frame_pid: int | None = None
+    declined: int = 0  # looks in a row that saw the shell take the line without running it
 
     @property
     def shell_pid(self) -> int | None:
@@ -75,6 +85,13 @@ class Watch:
         if seen is None or seen.state in ("Z", "X"):
             return "gone"
         return "stopped" if seen.state in ("T", "t") else "running"
+
+    def took_line(self) -> bool:
+        """The shell read the typed line and waits for the terminal again, with no new
+        child: it did not run it (the caller checks the frame has not started)."""
+        if not shell_reads.took_line(self.shell_pid, self.tty, self.read_before, self.typed):
+            return False
+        return self.shell_back() and not procs.children(self.group or 0) - self.before
 
     def shell_back(self) -> bool:
         """The shell that had the terminal when the line was typed has it again."""
@@ -119,11 +136,14 @@ async def look(w: Watch, pane: bool) -> Ending | bool:
     if state != "alive":
         return Ending(state, w.frame.read_status(), note=gone_note(state, run))
     if run.state == "dispatched":
+        # observed before has_started: a frame that starts after the look is caught there
+        w.declined = w.declined + 1 if w.took_line() else 0
         if w.frame.has_started():
             run.start()
-        elif run.elapsed() >= START_BOUND:
+        elif w.declined >= DECLINED_LOOKS or run.elapsed() >= START_BOUND:
             if w.frame.cancel_start():
-                return await not_started(w.tmux, run.pane_id, w.frame, w.shell, START_BOUND)
+                bound = None if w.declined >= DECLINED_LOOKS else START_BOUND
+                return await not_started(w.tmux, run.pane_id, w.frame, w.shell, bound)
             run.start()
     if run.state not in ("started", "stopped"):
         return False
