@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from muxport._internal.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
-RESOURCE_URI = "tmux://capabilities"
 # What the tool definition itself says (name, title, description, schemas, annotations):
 # the row in ``_meta`` leaves it out; the report keeps the whole row (docs/client-fit.md).
 IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema")

@@ -37,12 +37,6 @@ async def _no_progress(progress: float, total: float | None, message: str | None
     return None
 
 
-def wait_message(what: str, elapsed: float, total: float, state: str = "") -> str:
-    """The progress message of every wait."""
-    told = f"waiting for {what}: {elapsed:.0f} s of {total:g} s"
-    return f"{told} ({state})" if state else told
-
-
 @dataclass
 class Services:
     """Per-server state shared by every call: selection, toolboxes, feeds, background work."""
@@ -160,7 +154,8 @@ class ToolContext:
     ) -> None:
         """A wait's progress: ``total`` is its effective timeout, the message the one format
         every wait uses ("waiting for channel x: 4 s of 30 s", "(armed)" and the like)."""
-        await self.report_progress(elapsed, total, wait_message(what, elapsed, total, state))
+        told = f"waiting for {what}: {elapsed:.0f} s of {total:g} s"
+        await self.report_progress(elapsed, total, f"{told} ({state})" if state else told)
 
     @asynccontextmanager
     async def heartbeat(

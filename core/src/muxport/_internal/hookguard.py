@@ -102,9 +102,9 @@ class Wanted:
             else:
                 commands[-1].append(word)
         ran = cls.of_commands([c for c in commands if c])
-        if not any(c and c[0] in ("attach-session", "attach") for c in commands):
+        attach = next((c for c in commands if c and c[0] in ("attach-session", "attach")), None)
+        if attach is None:
             return ran
-        attach = next(c for c in commands if c and c[0] in ("attach-session", "attach"))
         return cls(ran.hooks | set(CLIENT_HOOKS), (*ran.targets, _target(attach)))
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from muxport._internal import VERSION, resources
 from muxport._internal.audit import Audit
-from muxport._internal.capabilities import META_KEY, RESOURCE_URI, meta_row
+from muxport._internal.capabilities import META_KEY, meta_row
 from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
 from muxport._internal.faults import tool_error_of
@@ -38,17 +38,13 @@ INVALID_PARAMS = -32602
 
 def tool_definition(row: dict[str, Any]) -> types.Tool:
     """What ``tools/list`` shows of one tool; ``_meta`` adds only what the rest does not say."""
-    hints = row["annotations"]
     return types.Tool(
         name=row["name"],
         title=row["title"],
         description=row["description"],
         input_schema=row["input_schema"],
         output_schema=row["output_schema"],
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints["readOnlyHint"], destructive_hint=hints["destructiveHint"],
-            idempotent_hint=hints["idempotentHint"], open_world_hint=hints["openWorldHint"],
-        ),
+        annotations=types.ToolAnnotations.model_validate(row["annotations"]),  # camelCase keys
         meta={META_KEY: meta_row(row)},
     )
 
@@ -146,7 +142,7 @@ class MuxportServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         found = [types.Resource(
-            name="capabilities", title="muxport capabilities", uri=RESOURCE_URI,
+            name="capabilities", title="muxport capabilities", uri=resources.CAPABILITIES_URI,
             mime_type="application/json",
             description="Selection, capability rows and the served tmux connection.",
         )]
@@ -173,7 +169,7 @@ class MuxportServer:
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        if uri == RESOURCE_URI:
+        if uri == resources.CAPABILITIES_URI:
             text = self.report_text
         else:
             try:

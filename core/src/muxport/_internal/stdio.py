@@ -139,13 +139,8 @@ class StdioLoop:
             message = item.message
             data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
             if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                self._queue_answer(data, message.id)
-            else:
-                self._queue(data)
-
-    def _queue_answer(self, data: bytes, ident: object) -> None:
-        self.answered.append(Frames.key(ident))
-        self._queue(data)
+                self.answered.append(Frames.key(message.id))
+            self._queue(data)
 
     async def _flush(self, wire_out: int) -> None:
         while True:
