@@ -108,20 +108,13 @@ def socket_for_name(name: str) -> str:
     return os.path.join(base, f"tmux-{os.getuid()}", name)
 
 
-def parse_version(text: str) -> tuple[int, int, str] | None:
-    match = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), match.group(3)
-
-
 async def check_version(tmux: Tmux) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
     text = await tmux.version()
-    version = parse_version(text)
     if "master" in text or "next" in text:
         return text
-    if version is None or version < FLOOR:
+    found = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
+    if found is None or (int(found[1]), int(found[2]), found[3]) < FLOOR:
         raise StartupError(
             f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
             "(control mode flags, wait-for and format variables it relies on). Install a "

@@ -122,8 +122,7 @@ class ToolContext:
 
     async def call_nested(self, name: str, args: BaseModel) -> BaseModel:
         """Run a tool of this tool's nested authority with already validated arguments."""
-        if name not in self.nested_tools:
-            raise PermissionError(name)
+        self.nested_spec(name)  # PermissionError outside it
         call = self.services.func(name)
         # a guarded read's nested reads are guarded under their own name
         with guarding(name if GUARDED.get() is not None else None):

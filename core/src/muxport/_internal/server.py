@@ -195,14 +195,12 @@ class MuxportServer:
     async def serve_stdio(self, limits: Limits | None = None) -> None:
         """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
         options = self.lowlevel.create_initialization_options()
-
-        async def run(read: Any, write: Any) -> None:
-            await self.lowlevel.run(read, write, options)
-
         async with anyio.create_task_group() as group:
             self.services.task_group = group
             try:
-                await StdioLoop(limits or Limits(), self.is_quick).serve(run)
+                await StdioLoop(limits or Limits(), self.is_quick).serve(
+                    lambda read, write: self.lowlevel.run(read, write, options)
+                )
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                     await self.close()

@@ -38,14 +38,10 @@ class Pressure:
     pending_bytes: int = 0
     changed: anyio.Event = field(default_factory=anyio.Event)
 
-    @property
-    def quick(self) -> int:
-        return sum(self.calls.values())
-
     def full(self) -> bool:
         return (
             len(self.calls) >= self.limits.max_calls
-            or self.quick >= self.limits.max_quick_calls
+            or sum(self.calls.values()) >= self.limits.max_quick_calls  # calls: id -> quick
             or self.pending_bytes >= self.limits.max_pending_bytes
         )
 
