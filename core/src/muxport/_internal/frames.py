@@ -1,9 +1,6 @@
-"""Request lines off the wire, checked as JSON-RPC 2.0 says before the SDK sees them.
-
-The SDK drops what it cannot parse without an answer; here every frame gets one: invalid
-JSON ``-32700`` with ``id: null``; a batch, a bare value, a missing or null id ``-32600``;
-a second request with the id of one still in flight ``-32600`` naming the id; ``arguments``
-that are not an object a tool error naming the recovery. A line longer than the limit is
+"""Request lines off the wire, checked as JSON-RPC 2.0 says before the SDK sees them: the
+SDK drops what it cannot parse without an answer, here every frame gets one
+(docs/reliability.md, "JSON-RPC 2.0 as written"). A line longer than the limit is
 dropped while it streams in (its first bytes are kept to find its id).
 """
 

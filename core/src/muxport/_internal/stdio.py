@@ -1,11 +1,6 @@
-"""The stdio transport, owned so that memory stays bounded (docs/reliability.md).
-
-The SDK's stdio transport reads every request as it arrives and holds every answer until
-the client reads it: a client that stops reading grows the server without bound. Here the
-reader stops reading new requests while too many calls are in flight or too many answer
-bytes wait to be written, and a request line over the limit is dropped as it streams in,
-never held whole. JSON-RPC frames the SDK would drop silently are answered as JSON-RPC 2.0
-says (``frames.py``).
+"""The stdio transport, owned so that memory stays bounded (docs/reliability.md, "Bounded
+memory": the SDK's own transport holds every request and answer, so a client that stops
+reading would grow the server without bound). Frames are judged in ``frames.py``.
 """
 
 from __future__ import annotations

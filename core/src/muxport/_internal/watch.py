@@ -1,14 +1,9 @@
 """Pane activity events from tmux control mode, so that waits wake on new output
-(docs/runs-and-waits.md).
+(docs/runs-and-waits.md, "Waking"; what tmux sends a control client: docs/tmux-facts.md).
 
-tmux sends ``%output %<pane> ...`` to a control client only for panes of that client's
-current session (docs/tmux-facts.md, control mode), so ``Feeds`` keeps ONE read-only, size-ignoring
-control client per session that has waiters, shared by all of them and stopped when the
-last one leaves. A waiter is woken on its pane's output and whenever the feed sees
-something that may mean the pane went away (window closed, layout changed, client
-exited); it re-checks tmux itself on waking, and every ``recheck_interval()`` seconds
-in case an event was missed. All of it is async: no threads, no polling of tmux for
-the fast path.
+``Feeds`` keeps ONE read-only, size-ignoring control client per session that has waiters,
+shared by all of them; a waiter is woken on its pane's output and whenever the feed sees
+something that may mean the pane went away, and re-checks tmux itself on waking.
 
     async with watcher(ctx, pane_id, session_id) as activity:
         while ...:
