@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from muxport._internal.declare import ToolSpec, input_schema, output_schema
 
 META_KEY = "muxport/capability"
-RESOURCE_URI = "tmux://capabilities"
 # What the tool definition itself says (name, title, description, schemas, annotations):
 # the row in ``_meta`` leaves it out; the report keeps the whole row (docs/client-fit.md).
 IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema")
@@ -25,18 +24,11 @@ OPENERS = {
 UNTRUSTED = "Pane output may be sensitive or untrusted."
 
 
-def opener(spec: ToolSpec) -> str:
-    """The disclosure a model needs beyond the annotations; it goes last ("" for none)."""
-    if spec.process_reach in OPENERS:
-        return OPENERS[spec.process_reach]
-    if "terminal-content" in spec.output_classes and spec.tmux_effects == ("observe",):
-        return UNTRUSTED
-    return ""
-
-
 def describe(spec: ToolSpec) -> str:
-    """The description a model reads: what tells the tool apart first, the disclosure last."""
-    closing = opener(spec)
+    """The description a model reads: what tells the tool apart first, the disclosure a model
+    needs beyond the annotations last."""
+    reads_screen = spec.tmux_effects == ("observe",) and "terminal-content" in spec.output_classes
+    closing = OPENERS.get(spec.process_reach) or (UNTRUSTED if reads_screen else "")
     return f"{spec.description}\n\n{closing}" if closing else spec.description
 
 

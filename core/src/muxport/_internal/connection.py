@@ -18,6 +18,7 @@ DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"
 FLOOR = (3, 3, "a")
 DAEMON_CONFIG = Path(__file__).with_name("daemon.conf")
+State = Literal["created", "existing", "absent"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Connection:
     selector: str
     source: str
     socket_path: str
-    state: Literal["created", "existing", "absent"]
+    state: State
     config: str
     version: str
     tmux: Tmux
@@ -107,20 +108,13 @@ def socket_for_name(name: str) -> str:
     return os.path.join(base, f"tmux-{os.getuid()}", name)
 
 
-def parse_version(text: str) -> tuple[int, int, str] | None:
-    match = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), match.group(3)
-
-
 async def check_version(tmux: Tmux) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
     text = await tmux.version()
-    version = parse_version(text)
     if "master" in text or "next" in text:
         return text
-    if version is None or version < FLOOR:
+    found = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
+    if found is None or (int(found[1]), int(found[2]), found[3]) < FLOOR:
         raise StartupError(
             f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
             "(control mode flags, wait-for and format variables it relies on). Install a "
@@ -140,19 +134,21 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     if settings.socket_path or settings.socket_name:
         probe = await tmux.run(("display-message", "-p", "ok"), check=False)
         running = probe.returncode == 0 or "no current" in probe.stderr
-        return Connection(selector, settings.selector_source, tmux.socket_path,
-                          "existing" if running else "absent",
+        state: State = "existing" if running else "absent"
+        return Connection(selector, settings.selector_source, tmux.socket_path, state,
                           "the server's own", version, tmux)
-    config = settings.tmux_config or str(DAEMON_CONFIG)
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
-    if not start:
+    if start:
+        state = await start_daemon(tmux, settings.tmux_config or str(DAEMON_CONFIG))
+    else:
         probe = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
-        state: Literal["created", "existing", "absent"] = (
-            "existing" if probe.returncode == 0 else "absent"
-        )
-        return Connection(
-            "dedicated", "default", tmux.socket_path, state, provenance, version, tmux
-        )
+        state = "existing" if probe.returncode == 0 else "absent"
+    return Connection("dedicated", "default", tmux.socket_path, state, provenance, version, tmux)
+
+
+async def start_daemon(tmux: Tmux, config: str) -> State:
+    """Start the dedicated daemon, or join the one running: ``created`` when this process
+    made it (its owner marker is ours)."""
     nonce = secrets.token_hex(16)
     # tmux -S does not create the tmux-UID directory the way -L does; make it as tmux would.
     directory = os.path.dirname(tmux.socket_path)
@@ -172,6 +168,4 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
             f"{owner.stderr.strip() or 'tmux exited with ' + str(owner.returncode)}; "
             "check TMUX_TMPDIR or choose a server with --socket"
         )
-    created = owner.stdout.strip() == nonce
-    return Connection("dedicated", "default", tmux.socket_path,
-                      "created" if created else "existing", provenance, version, tmux)
+    return "created" if owner.stdout.strip() == nonce else "existing"

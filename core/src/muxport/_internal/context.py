@@ -37,12 +37,6 @@ async def _no_progress(progress: float, total: float | None, message: str | None
     return None
 
 
-def wait_message(what: str, elapsed: float, total: float, state: str = "") -> str:
-    """The progress message of every wait."""
-    told = f"waiting for {what}: {elapsed:.0f} s of {total:g} s"
-    return f"{told} ({state})" if state else told
-
-
 @dataclass
 class Services:
     """Per-server state shared by every call: selection, toolboxes, feeds, background work."""
@@ -128,8 +122,7 @@ class ToolContext:
 
     async def call_nested(self, name: str, args: BaseModel) -> BaseModel:
         """Run a tool of this tool's nested authority with already validated arguments."""
-        if name not in self.nested_tools:
-            raise PermissionError(name)
+        self.nested_spec(name)  # PermissionError outside it
         call = self.services.func(name)
         # a guarded read's nested reads are guarded under their own name
         with guarding(name if GUARDED.get() is not None else None):
@@ -160,18 +153,16 @@ class ToolContext:
     ) -> None:
         """A wait's progress: ``total`` is its effective timeout, the message the one format
         every wait uses ("waiting for channel x: 4 s of 30 s", "(armed)" and the like)."""
-        await self.report_progress(elapsed, total, wait_message(what, elapsed, total, state))
+        told = f"waiting for {what}: {elapsed:.0f} s of {total:g} s"
+        await self.report_progress(elapsed, total, f"{told} ({state})" if state else told)
 
     @asynccontextmanager
     async def heartbeat(
         self, what: str, total: float, every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send a wait's progress every ``every`` seconds while the body waits (at least
-        every 5 s: clients that reset their timeout on progress keep the call alive;
-        docs/runs-and-waits.md).
-
-        Each beat also checks that tmux still answers: a stopped server ends the wait with
-        ``tmux_unresponsive`` (raised from this block) instead of holding it forever."""
+        """Send a wait's progress every ``every`` seconds while the body waits; each beat also
+        checks that tmux still answers, so a stopped server ends the wait with
+        ``tmux_unresponsive`` raised from this block (docs/runs-and-waits.md, "Budgets")."""
         start = time.monotonic()
 
         async def beat() -> None:

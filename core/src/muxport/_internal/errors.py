@@ -40,13 +40,10 @@ class ToolError(Exception):
         self.data = data or {}
 
     def meta(self) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            "error_code": self.code,
-            "retryable": self.retryable,
-            "delivery": self.delivery,
+        return {
+            "error_code": self.code, "retryable": self.retryable, "delivery": self.delivery,
+            **self.data,
         }
-        meta.update(self.data)
-        return meta
 
 
 # where a missing id comes from, so that the error names the recovery

@@ -1,9 +1,6 @@
-"""What the operating system refused, as tool errors that say so (docs/reliability.md).
-
-A tool that hits ``ENOSPC`` writing a run's files, ``EMFILE`` starting tmux, or a tmux
-binary deleted under the server is not a muxport bug: the client is told what happened
-and what to do. Tool errors raised inside task groups (a wait's progress heartbeat, a
-run's watchers) arrive wrapped in an ``ExceptionGroup``; ``tool_error_of`` unwraps them.
+"""What the operating system refused, as tool errors that say so (docs/reliability.md,
+"Faults answer with what happened"): ``ENOSPC``, ``EMFILE`` or a deleted tmux binary is not
+a muxport bug; ``tool_error_of`` also unwraps tool errors raised inside task groups.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Request lines off the wire, checked as JSON-RPC 2.0 says before the SDK sees them.
-
-The SDK drops what it cannot parse without an answer; here every frame gets one: invalid
-JSON ``-32700`` with ``id: null``; a batch, a bare value, a missing or null id ``-32600``;
-a second request with the id of one still in flight ``-32600`` naming the id; ``arguments``
-that are not an object a tool error naming the recovery. A line longer than the limit is
+"""Request lines off the wire, checked as JSON-RPC 2.0 says before the SDK sees them: the
+SDK drops what it cannot parse without an answer, here every frame gets one
+(docs/reliability.md, "JSON-RPC 2.0 as written"). A line longer than the limit is
 dropped while it streams in (its first bytes are kept to find its id).
 """
 
@@ -35,6 +32,10 @@ class Verdict:
 def error(ident: object, code: int, message: str) -> bytes:
     body = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
     return json.dumps(body).encode() + b"\n"
+
+
+def invalid(ident: object, why: str) -> Verdict:
+    return Verdict(reply=error(ident, INVALID_REQUEST, f"Invalid Request: {why}"))
 
 
 def tool_refusal(ident: object, text: str) -> bytes:
@@ -104,32 +105,27 @@ class Frames:
         except (ValueError, RecursionError) as exc:
             return Verdict(reply=error(None, PARSE_ERROR, f"Parse error: {exc}"))
         if isinstance(data, list):
-            return Verdict(reply=error(None, INVALID_REQUEST, "Invalid Request: batches are not "
-                                       "supported (MCP 2025-06-18); send one message per line"))
+            return invalid(None, "batches are not supported (MCP 2025-06-18); send one message "
+                           "per line")
         if not isinstance(data, dict):
-            return Verdict(reply=error(None, INVALID_REQUEST,
-                                       "Invalid Request: a JSON-RPC message is a JSON object"))
+            return invalid(None, "a JSON-RPC message is a JSON object")
         ident = data.get("id")
         known = ident if valid_id(ident) else None
         if data.get("jsonrpc") != "2.0":
-            return Verdict(reply=error(known, INVALID_REQUEST, 'Invalid Request: "jsonrpc" '
-                                       'must be "2.0"'))
+            return invalid(known, '"jsonrpc" must be "2.0"')
         if "method" in data and "id" in data:
             return self._request(data, ident)
         if "method" in data or "result" in data or "error" in data:
             return self._other(data, known)
-        return Verdict(reply=error(known, INVALID_REQUEST,
-                                   "Invalid Request: neither a request, a notification nor a "
-                                   "response"))
+        return invalid(known, "neither a request, a notification nor a response")
 
     def _request(self, data: dict[str, Any], ident: object) -> Verdict:
         if not valid_id(ident):
-            return Verdict(reply=error(None, INVALID_REQUEST, "Invalid Request: the id must be "
-                                       "a string or an integer (null is not allowed)"))
+            return invalid(None, "the id must be a string or an integer (null is not allowed)")
         key = self.key(ident)
         if key in self.in_flight:
-            return Verdict(reply=error(ident, INVALID_REQUEST, f"Invalid Request: id {ident!r}"
-                                       " is already used by a request in flight; use a new id"))
+            return invalid(ident, f"id {ident!r} is already used by a request in flight; use a "
+                           "new id")
         params = data.get("params")
         name = params.get("name") if isinstance(params, dict) else None
         if data.get("method") == "tools/call" and isinstance(params, dict):
@@ -150,8 +146,7 @@ class Frames:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            return Verdict(reply=error(known, INVALID_REQUEST,
-                                       f"Invalid Request: {where}: {first['msg']}"))
+            return invalid(known, f"{where}: {first['msg']}")
         release = None
         if data.get("method") == "notifications/cancelled":
             params = data.get("params") or {}

@@ -1,17 +1,9 @@
-"""The read-only promise made true: a read never runs a tmux hook (docs/client-fit.md).
+"""The read-only promise made true: a read never runs a tmux hook (docs/client-fit.md,
+"The hook check", says how the one check invocation reads every level).
 
-tmux runs ``after-<command>`` hooks after a command succeeds, and a control client's
-attach and detach fire ``client-attached``, ``client-detached`` and
-``client-session-changed``. A hook runs any tmux command, ``run-shell`` included, so a
-read-only tool whose command fired one would not be read-only. While a read-only tool
-runs (``guarding``), the transport asks ``check`` before each of its invocations: ONE
-tmux invocation reads the hooks of every level that command's hook lookup could use
-(global, and the session, window and pane of its target, or of the current session
-when it has none); if a hook the command would fire is set, the read is refused with
-``hook_present`` and nothing runs. ``show-hooks`` and ``list-commands`` have no
-``after-`` hook themselves, so the check fires none. Identical checks asked for at
-the same moment share one invocation; nothing is cached (no tmux event says a hook
-changed), so the answer is as current as the check.
+A hook runs any tmux command, ``run-shell`` included, so a read whose command fired one
+would not be read-only: while a read-only tool runs (``guarding``), ``check`` refuses it
+with ``hook_present`` before anything runs when a hook its command would fire is set.
 """
 
 from __future__ import annotations
@@ -102,9 +94,9 @@ class Wanted:
             else:
                 commands[-1].append(word)
         ran = cls.of_commands([c for c in commands if c])
-        if not any(c and c[0] in ("attach-session", "attach") for c in commands):
+        attach = next((c for c in commands if c and c[0] in ("attach-session", "attach")), None)
+        if attach is None:
             return ran
-        attach = next(c for c in commands if c and c[0] in ("attach-session", "attach"))
         return cls(ran.hooks | set(CLIENT_HOOKS), (*ran.targets, _target(attach)))
 
 

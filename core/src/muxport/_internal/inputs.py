@@ -155,14 +155,11 @@ async def check_input(
     receivers = _receivers(panes, target, paste)
     cohort = [p.id for p in receivers]
     if not ctx.caller.proven:
-        raise Refused(
+        raise _refuse(
             f"not sending to {pane_id}: muxport cannot prove which pane it runs in "
             f"({ctx.caller.how}), so input tools fail closed; restart muxport with TMUX_PANE "
-            "set (or outside tmux); "
-            "tmux://capabilities shows the caller relation",
-            delivery="not_sent",
-            data={"reason": "caller_unproven", "pane_id": pane_id, "cohort": cohort},
-        )
+            "set (or outside tmux); tmux://capabilities shows the caller relation",
+            "caller_unproven", pane_id, cohort)
     for pane in receivers:
         _check_pane(ctx, pane, clients, pane_id, cohort)
     if exactly_one and len(cohort) > 1:

@@ -1,9 +1,6 @@
-"""One tmux process, started, read and ended within a deadline (docs/reliability.md).
-
-A stopped or hung tmux server never answers its clients: without a deadline every call
-would wait for it forever. ``invoke`` kills and reaps the client at the deadline, so
-nothing is left behind, and raises ``TimeoutError``; failures to start the process
-become the tool error saying what the system refused.
+"""One tmux process, started, read and ended within a deadline, since a stopped or hung
+server never answers its clients (docs/reliability.md, "Every tmux call has a deadline"):
+``invoke`` kills and reaps the client at the deadline and raises ``TimeoutError``.
 """
 
 from __future__ import annotations

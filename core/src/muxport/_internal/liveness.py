@@ -1,11 +1,8 @@
-"""Does the served tmux server still answer? The deadline state every call shares
-(docs/reliability.md).
+"""Does the served tmux server still answer? The deadline state every call shares.
 
-A stopped or hung server answers no client. Once one invocation outlived its deadline
-the server is known stalled: later invocations get ``STALLED_DEADLINE`` until one
-answers again (so that cleanup after a stall, waking a waiter or stopping a client,
-ends quickly), and waits end at once with ``tmux_unresponsive``. Waits that saw no
-invocation lately share one liveness probe per ``PROBE_EVERY`` seconds.
+docs/reliability.md, "Every tmux call has a deadline": once one invocation outlived its
+deadline, later ones get ``STALLED_DEADLINE`` until one answers again, and waits share
+one liveness probe per ``PROBE_EVERY`` seconds.
 """
 
 from __future__ import annotations

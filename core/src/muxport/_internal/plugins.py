@@ -72,14 +72,12 @@ def load(extra: dict[str, ModuleType | object] | None = None) -> Toolsets:
             pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
             raise StartupError(f"plugin {name}: {exc}") from exc
-        result.tools.setdefault(name, [])
         registry = ToolRegistry(toolset=name, plugin=name)
         others = [p for p in pm.get_plugins() if p is not plugin]
         pm.subset_hook_caller("register_tools", remove_plugins=others)(registry=registry)
         for facts in pm.subset_hook_caller("report_facts", remove_plugins=others)():
             result.facts.setdefault(name, {}).update(facts or {})
-        for spec in registry.tools:
-            result.tools.setdefault(spec.toolset, []).append(spec)
+        result.tools[name] = registry.tools  # each stamped with this toolset (ToolRegistry.add)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:

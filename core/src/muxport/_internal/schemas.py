@@ -1,13 +1,6 @@
-"""JSON schemas every client accepts and a model reads cheaply (docs/client-fit.md).
-
-pydantic's schemas carry what strict validators and some model APIs refuse or pay
-for: ``title`` on every property, ``$ref``/``$defs`` for nested models, ``anyOf``
-with ``null`` for optional fields, ``const``, ``discriminator``. ``plain`` rewrites a
-pydantic schema into the small subset: nested models inlined, optional arguments
-simply not required (their default stated), an argument with a shorthand form
-advertised in its canonical form, nullable answers as a ``type`` list, ``const`` as a
-one-value ``enum``. An answer it cannot say in that subset (a union of two objects)
-is a bug in the tool's model and stops startup.
+"""JSON schemas every client accepts and a model reads cheaply: ``plain`` rewrites a pydantic
+schema into the small subset docs/client-fit.md ("Schemas") lists; an answer it cannot say
+in that subset (a union of two objects) is a bug in the tool's model and stops startup.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from muxport._internal import VERSION, resources
 from muxport._internal.audit import Audit
-from muxport._internal.capabilities import META_KEY, RESOURCE_URI, meta_row
+from muxport._internal.capabilities import META_KEY, meta_row
 from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
 from muxport._internal.faults import tool_error_of
@@ -38,17 +38,13 @@ INVALID_PARAMS = -32602
 
 def tool_definition(row: dict[str, Any]) -> types.Tool:
     """What ``tools/list`` shows of one tool; ``_meta`` adds only what the rest does not say."""
-    hints = row["annotations"]
     return types.Tool(
         name=row["name"],
         title=row["title"],
         description=row["description"],
         input_schema=row["input_schema"],
         output_schema=row["output_schema"],
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints["readOnlyHint"], destructive_hint=hints["destructiveHint"],
-            idempotent_hint=hints["idempotentHint"], open_world_hint=hints["openWorldHint"],
-        ),
+        annotations=types.ToolAnnotations.model_validate(row["annotations"]),  # camelCase keys
         meta={META_KEY: meta_row(row)},
     )
 
@@ -146,7 +142,7 @@ class MuxportServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         found = [types.Resource(
-            name="capabilities", title="muxport capabilities", uri=RESOURCE_URI,
+            name="capabilities", title="muxport capabilities", uri=resources.CAPABILITIES_URI,
             mime_type="application/json",
             description="Selection, capability rows and the served tmux connection.",
         )]
@@ -173,7 +169,7 @@ class MuxportServer:
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        if uri == RESOURCE_URI:
+        if uri == resources.CAPABILITIES_URI:
             text = self.report_text
         else:
             try:
@@ -199,14 +195,12 @@ class MuxportServer:
     async def serve_stdio(self, limits: Limits | None = None) -> None:
         """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
         options = self.lowlevel.create_initialization_options()
-
-        async def run(read: Any, write: Any) -> None:
-            await self.lowlevel.run(read, write, options)
-
         async with anyio.create_task_group() as group:
             self.services.task_group = group
             try:
-                await StdioLoop(limits or Limits(), self.is_quick).serve(run)
+                await StdioLoop(limits or Limits(), self.is_quick).serve(
+                    lambda read, write: self.lowlevel.run(read, write, options)
+                )
             finally:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                     await self.close()

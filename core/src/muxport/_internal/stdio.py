@@ -1,11 +1,6 @@
-"""The stdio transport, owned so that memory stays bounded (docs/reliability.md).
-
-The SDK's stdio transport reads every request as it arrives and holds every answer until
-the client reads it: a client that stops reading grows the server without bound. Here the
-reader stops reading new requests while too many calls are in flight or too many answer
-bytes wait to be written, and a request line over the limit is dropped as it streams in,
-never held whole. JSON-RPC frames the SDK would drop silently are answered as JSON-RPC 2.0
-says (``frames.py``).
+"""The stdio transport, owned so that memory stays bounded (docs/reliability.md, "Bounded
+memory": the SDK's own transport holds every request and answer, so a client that stops
+reading would grow the server without bound). Frames are judged in ``frames.py``.
 """
 
 from __future__ import annotations
@@ -38,14 +33,10 @@ class Pressure:
     pending_bytes: int = 0
     changed: anyio.Event = field(default_factory=anyio.Event)
 
-    @property
-    def quick(self) -> int:
-        return sum(self.calls.values())
-
     def full(self) -> bool:
         return (
             len(self.calls) >= self.limits.max_calls
-            or self.quick >= self.limits.max_quick_calls
+            or sum(self.calls.values()) >= self.limits.max_quick_calls  # calls: id -> quick
             or self.pending_bytes >= self.limits.max_pending_bytes
         )
 
@@ -139,13 +130,8 @@ class StdioLoop:
             message = item.message
             data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
             if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                self._queue_answer(data, message.id)
-            else:
-                self._queue(data)
-
-    def _queue_answer(self, data: bytes, ident: object) -> None:
-        self.answered.append(Frames.key(ident))
-        self._queue(data)
+                self.answered.append(Frames.key(message.id))
+            self._queue(data)
 
     async def _flush(self, wire_out: int) -> None:
         while True:

@@ -30,11 +30,6 @@ class Surface:
     selection: dict[str, Any] = field(default_factory=dict)
 
 
-def _union(rows: list[dict[str, Any]], key: str, order: tuple[str, ...] | None = None) -> list[str]:
-    values = {value for r in rows for value in r[key]}
-    return sorted(values, key=order.index) if order else sorted(values)
-
-
 def check_manifest(toolsets: Toolsets, request: SelectionRequest) -> None:
     """Validate every plugin the request could select, before tmux is touched.
 
@@ -69,10 +64,12 @@ def build(
         rows[name] = row(spec, args[name], spec.toolset)
         if spec.nested_authority:
             nested[name] = inner
-            inner_rows = [row(known[n], known[n].args, known[n].toolset) for n in inner]
+            # the batch may do what its nested tools do, and return what they return
+            effects = {effect for n in inner for effect in known[n].tmux_effects}
+            outputs = {output for n in inner for output in known[n].output_classes}
             rows[name]["nested_authority"] = list(inner)
-            rows[name]["tmux_effects"] = _union(inner_rows, "tmux_effects", EFFECT_ORDER)
-            rows[name]["output_classes"] = _union(inner_rows, "output_classes")
+            rows[name]["tmux_effects"] = sorted(effects, key=EFFECT_ORDER.index)
+            rows[name]["output_classes"] = sorted(outputs)
     selection = {
         "source": request.source,
         "toolsets": list(chosen_sets),

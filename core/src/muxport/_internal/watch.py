@@ -1,14 +1,9 @@
 """Pane activity events from tmux control mode, so that waits wake on new output
-(docs/runs-and-waits.md).
+(docs/runs-and-waits.md, "Waking"; what tmux sends a control client: docs/tmux-facts.md).
 
-tmux sends ``%output %<pane> ...`` to a control client only for panes of that client's
-current session (docs/tmux-facts.md, control mode), so ``Feeds`` keeps ONE read-only, size-ignoring
-control client per session that has waiters, shared by all of them and stopped when the
-last one leaves. A waiter is woken on its pane's output and whenever the feed sees
-something that may mean the pane went away (window closed, layout changed, client
-exited); it re-checks tmux itself on waking, and every ``recheck_interval()`` seconds
-in case an event was missed. All of it is async: no threads, no polling of tmux for
-the fast path.
+``Feeds`` keeps ONE read-only, size-ignoring control client per session that has waiters,
+shared by all of them; a waiter is woken on its pane's output and whenever the feed sees
+something that may mean the pane went away, and re-checks tmux itself on waking.
 
     async with watcher(ctx, pane_id, session_id) as activity:
         while ...:
@@ -69,13 +64,11 @@ class Activity:
 
     async def wait(self, seconds: float) -> bool:
         """Wait until the pane produced output (or may be gone), at most ``seconds``."""
-        rang = False
         with anyio.move_on_after(max(0.0, seconds)):
             await self._event.wait()
-            rang = True
-        if self._event.is_set():
+        rang = self._event.is_set()  # only ring() sets it, only this wait replaces it
+        if rang:
             self._event = anyio.Event()
-            rang = True
         return rang
 
     async def rebind(self, ctx: ToolContext, session_id: str) -> None:
@@ -95,9 +88,6 @@ class Feed:
     watchers: dict[str, set[Activity]] = field(default_factory=dict)
     ready: anyio.Event = field(default_factory=anyio.Event)
     alive: bool = True
-
-    def count(self) -> int:
-        return sum(len(group) for group in self.watchers.values())
 
     def ring_all(self) -> None:
         for group in self.watchers.values():
@@ -147,12 +137,10 @@ class Feeds:
         self.feeds: dict[str, Feed] = {}
         self.lock = anyio.Lock()
 
-    def watcher_count(self) -> int:
-        return sum(feed.count() for feed in self.feeds.values())
-
     def recheck_interval(self) -> float:
         """Seconds between safety re-checks of one waiter, spread out as waiters multiply."""
-        return RECHECK_BASE * max(1.0, self.watcher_count() / RECHECKS_PER_SECOND)
+        waiters = sum(sum(map(len, feed.watchers.values())) for feed in self.feeds.values())
+        return RECHECK_BASE * max(1.0, waiters / RECHECKS_PER_SECOND)
 
     async def join(self, ctx: ToolContext, activity: Activity, session_id: str) -> None:
         """Register ``activity`` on the session's feed, starting the feed if needed."""
@@ -183,13 +171,7 @@ class Feeds:
     async def _start(self, ctx: ToolContext, feed: Feed) -> None:
         try:
             feed.process = await ctx.tmux.start_client(
-                "-C",
-                "attach-session",
-                "-E",
-                "-t",
-                feed.session_id,
-                "-f",
-                "read-only,ignore-size",
+                "-C", "attach-session", "-E", "-t", feed.session_id, "-f", "read-only,ignore-size"
             )
             ctx.spawn(feed.read)
         except (OSError, RuntimeError) as exc:
@@ -202,7 +184,6 @@ class Feeds:
 
     async def leave(self, tmux: Tmux, activity: Activity) -> None:
         """Unregister ``activity``; the last waiter of a session stops its control client."""
-        stop: Feed | None = None
         with anyio.CancelScope(shield=True):
             async with self.lock:
                 feed, activity.feed = activity.feed, None
@@ -215,9 +196,7 @@ class Feeds:
                 if not feed.watchers:
                     if self.feeds.get(feed.session_id) is feed:
                         del self.feeds[feed.session_id]
-                    stop = feed
-                if stop is not None:  # under the lock too: see join
-                    await stop_feed(tmux, stop)
+                    await stop_feed(tmux, feed)  # under the lock too: see join
 
     async def close(self, tmux: Tmux) -> None:
         """Stop every control client (server shutdown)."""

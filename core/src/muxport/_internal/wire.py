@@ -1,11 +1,6 @@
-"""tmux's client protocol, the messages only (docs/transport.md).
-
-What the ``tmux`` binary sends over the server's Unix socket to run one command, and
-what it reads back: imsg frames (a 16-byte header, then the data), the identify
-sequence, ``MSG_COMMAND`` with the packed argv, and the server's answers. Pure
-encoding and decoding; ``wireclient`` does the I/O. The layouts are tmux 3.3a's
-(``tmux-protocol.h``, ``compat/imsg.h``); a server speaking another protocol version
-answers ``MSG_VERSION`` and the transport falls back to the forked client.
+"""tmux's client protocol, the messages only: pure encoding and decoding of tmux 3.3a's
+layouts (``tmux-protocol.h``, ``compat/imsg.h``); ``wireclient`` does the I/O.
+docs/transport.md, "What one invocation is on the wire", walks through them.
 """
 
 from __future__ import annotations

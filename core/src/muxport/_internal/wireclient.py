@@ -1,12 +1,7 @@
 """One tmux command over the server's socket, without a process (docs/transport.md).
 
-``WireClient`` is what a forked ``tmux`` command client would be, as an object: it
-connects, identifies (stdin and stdout passed as ``/dev/null`` descriptors, the
-environment and working directory of this process), sends one ``MSG_COMMAND`` and
-collects what the server writes to streams 1 and 2 until ``MSG_EXIT``. It looks like
-an ``anyio`` process so that long-lived clients (``wait-for``) are used the same way:
-``stdout`` yields output as it comes, ``wait()`` returns the exit status, ``kill()``
-drops the connection (tmux then forgets the client, as when a process dies).
+``WireClient`` is what a forked ``tmux`` command client would be, as an object that looks
+like an ``anyio`` process, so that long-lived clients (``wait-for``) are used the same way.
 Nothing here blocks the event loop; reading is pulled by whoever awaits.
 """
 

@@ -1,15 +1,6 @@
-"""Which way a tmux command goes: over the socket (``wireclient``) or a forked ``tmux``.
-
-The socket way is the default; the forked client stays the fallback (docs/transport.md):
-
-- ``MUXPORT_TRANSPORT=fork`` forces it for the whole process;
-- a server that answers ``MSG_VERSION`` (another protocol version) switches this
-  transport to it for good; the first command at startup (the connection probe) finds out;
-- nothing to connect to (no server, a stale socket, a path too long) goes to the forked
-  client for that command, so that its messages, and starting a server for the
-  commands that do, stay exactly tmux's own;
-- commands that make the client read or write a named file (``source-file``,
-  ``load-buffer``, ``save-buffer``) go to the forked client, which does that I/O.
+"""Which way a tmux command goes: over the socket (``wireclient``, the default) or a forked
+``tmux`` (the fallback); docs/transport.md, "When the forked client is used instead", lists
+when and why.
 """
 
 from __future__ import annotations
