@@ -18,9 +18,14 @@ on, and it is the same text for every line editor. The program, decoded::
     (trap - EXIT INT
     <the command; fish: exec fish -c '<the command>'>
     ))
+    printf '%s%s:x:%s\n' H1 H2 "$?"
 
 The outer subshell survives C-c (``trap :``) to print the end marker with the inner
-subshell's status, which is the command's own (``exit 3`` ends only the inner one). The
+subshell's status, which is the command's own (``exit 3`` ends only the inner one).
+The last line runs in the far shell itself, however the outer subshell ended: a
+``:x:`` marker without an end marker means the frame was killed (``:x:137``) or, in
+bash and dash, which go on with the list when a job stops, stopped by C-z (``:x:148``;
+docs/run-outcomes.md, "Typed frames"). The
 128-bit nonce is typed as two halves ``H1 H2``: the echo of the typed line never holds
 the nonce in one piece, so no row of it can equal a marker, however it wraps.
 
@@ -89,7 +94,22 @@ class TypedFrame(Markers):
             f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT\n"
             f"printf '%s%s:s\\n' {self.halves}\n"
             "(trap - EXIT INT\n" + body + "))\n"
+            f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
         )
+
+    @property
+    def left_pattern(self) -> re.Pattern[str]:
+        """The far shell's marker (after ``^Z`` on the same row, in dash)."""
+        return re.compile(rf"{self.nonce}:x:([0-9]{{1,3}})$")
+
+    def left_status(self, capture: list[str]) -> int | None:
+        """The status the far shell saw the frame leave with (its ``:x:`` marker), None
+        before that marker."""
+        for row in reversed(capture):
+            match = self.left_pattern.search(row.rstrip())
+            if match:
+                return int(match.group(1))
+        return None
 
     def typed_line(self, command: str, suppress_history: bool) -> str:
         """The line to type (without the Enter); InvalidArgument when it is too long."""

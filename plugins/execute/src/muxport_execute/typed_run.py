@@ -1,4 +1,5 @@
-"""Dispatching and watching a typed run (typed_frame.py): completion from the pane's output.
+"""Watching a typed run (typed_frame.py; dispatched by typed_dispatch.py): completion,
+and every other end, from the pane's output.
 
 Nothing on the far side can signal muxport, so the pane's output is the only channel:
 the watcher wakes on the pane's control-mode output events (``muxport.watch``; a missed
@@ -7,22 +8,28 @@ end marker carries the status. A run whose start marker has not appeared within
 ``START_BOUND`` seconds of typing ends ``not_started`` (the pane is released); where the
 far shell is unknown (a carrier), a probe line goes first and a command is typed only
 once a shell has answered it within ``PROBE_BOUND``.
+
+Other ends, decided from the pane's output and its foreground program (docs/run-outcomes.md,
+"Typed frames"): the far shell's ``:x:`` marker without an end marker (the frame was
+killed: ``lost``; stopped by C-z: ``stopped`` until a ``fg`` line is entered); the
+carrier (``ssh``, ``sudo``...) no longer in the foreground, or su's far shell gone
+(``/proc``): the far side ended, ``lost``.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from muxport import ToolContext, ToolError, check_input, watcher
+from muxport import ToolContext, ToolError, watcher
 
+from muxport_execute import procs
 from muxport_execute.frame import Extracted, extract
-from muxport_execute.input_wait import View, echo_off
 from muxport_execute.pane_view import Observation, observe
-from muxport_execute.reach import Reach
+from muxport_execute.reach import program_name
 from muxport_execute.run_watch import fault_ending, gone_note
 from muxport_execute.runs import Ending, Run
 from muxport_execute.typed_frame import Kind, TypedFrame, new_typed_frame, probed_kind
@@ -31,6 +38,8 @@ PROBE_BOUND = 5.0
 START_BOUND = 5.0
 LOOK_GAP = 0.01  # at most one capture per LOOK_GAP while output streams
 SHOWN = 5  # lines of the pane quoted in a not_started note
+STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
+_FG = re.compile(r"(?:^|\s)(?:fg(?:\s+%?\w+)?|%\w*)$")  # a line that resumes a job
 T = TypeVar("T")
 
 
@@ -41,6 +50,7 @@ class TypedRun:
 
     frame: TypedFrame
     command: str
+    carrier: str = ""  # the carrier in the foreground when typed ("": the far shell is)
     started: bool = False
     status: int | None = None
     ended: bool = False
@@ -137,11 +147,50 @@ def not_started_note(pane_id: str, what: str, lines: list[str]) -> str:
     )
 
 
+def resumed(frame: TypedFrame, lines: list[str]) -> bool:
+    """A ``fg`` line was entered after the far shell's ``:x:`` marker of a stopped frame."""
+    rows = [row.rstrip() for row in lines]
+    marks = [i for i, row in enumerate(rows) if frame.left_pattern.search(row)]
+    after = rows[marks[-1] + 1 :] if marks else []
+    while after and not after[-1]:
+        after.pop()
+    return any(_FG.search(row) for row in after[:-1])  # a row that was entered
+
+
+def far_end(run: Run, typed: TypedRun, seen: Observation) -> Ending | None:
+    """The run's ending when the far side ended under it or its frame was killed."""
+    what = None
+    now = program_name(seen.command)
+    if typed.carrier and now and now != typed.carrier:
+        what = (
+            f"{typed.carrier} is no longer the pane's foreground program (the connection or "
+            f"session ended; the pane runs {now} now)"
+        )
+    elif run.view is not None and run.view.shell_group and not procs.alive(run.view.shell_group):
+        what = "the far shell ended (its process is gone)"
+    if what is not None:
+        return Ending("lost", note=(
+            f"{what}: the command's exit status is unknown, and what it started may still run "
+            f"on the far side. capture_pane {run.pane_id} shows the pane; the next "
+            "run_shell_command runs in what the pane holds now (to reach the far side again, "
+            "start the carrier again)"), reason="far_side_gone", pane_lines=shown(seen.lines))
+    left = typed.frame.left_status(seen.lines) if typed.started else None
+    if left is None or left in STOP_STATUSES:
+        return None
+    return Ending("lost", note=(
+        f"the typed frame in {run.pane_id} ended without its exit status (the far shell saw "
+        f"{left}: killed by a signal, or replaced by exec); anything it started may still run "
+        "there: capture_pane shows the pane, and the next run_shell_command can run there"
+    ), reason="frame_gone", pane_lines=shown(seen.lines))
+
+
 async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str,
                       session_id: str) -> None:
     """Background task: follow a dispatched typed run until its end marker (or the end)."""
+    was_stopped = False
 
-    def progress(seen: Observation) -> bool | None:
+    def progress(seen: Observation) -> Ending | bool | None:
+        nonlocal was_stopped
         found = typed.extract(seen.lines)
         if found.started and not typed.started:
             typed.started = True
@@ -149,6 +198,15 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         if found.ended:
             typed.ended, typed.status = True, found.status
             return True
+        ending = far_end(run, typed, seen)
+        if ending is not None:
+            return ending
+        if typed.started and typed.frame.left_status(seen.lines) in STOP_STATUSES:
+            if run.state == "started" and not resumed(typed.frame, seen.lines):
+                was_stopped = True
+                run.stop()
+            elif run.state == "stopped" and resumed(typed.frame, seen.lines):
+                run.resume()
         if not typed.started and run.elapsed() > START_BOUND:
             return False
         return None
@@ -157,6 +215,8 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         ended, seen = await look_until(ctx, run.pane_id, pane_pid, session_id, progress, None)
         if seen.state == "pane_gone" or seen.state == "server_gone":
             run.end(Ending(seen.state, None, note=gone_note(seen.state, run)))
+        elif isinstance(ended, Ending):
+            run.end(ended)
         elif ended is False:
             note = not_started_note(
                 run.pane_id,
@@ -169,77 +229,22 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         else:
             found = typed.extract(seen.lines)
             note = None
-            if not found.started:
+            if was_stopped:
+                note = (
+                    "the run was stopped (C-z) and resumed: the output holds the far shell's "
+                    "job lines too (the frame's source among them)"
+                )
+            elif not found.started:
                 note = (
                     "the start of the output is no longer in the pane (it outgrew the pane's "
                     "history, or the pane was cleared): these are the newest lines it still "
                     "holds; redirect to a file (cmd > out.txt) to keep everything"
                 )
-            run.end(Ending("completed", found.status, found.lines, found.started,
-                           not found.started, note))
+            framed = found.started and not was_stopped
+            run.end(Ending("completed", found.status, found.lines, framed, not framed, note))
     except Exception as fault:  # the run ends; the server and every other run go on
         run.end(fault_ending(run, fault))
     finally:
         if not run.final:  # muxport is shutting down
             run.end(Ending("error", None, note="muxport stopped watching this run",
                            reason="shutdown"))
-
-
-def _not_started(run: Run, reason: str, what: str, lines: list[str]) -> None:
-    note = not_started_note(run.pane_id, what, lines)
-    run.end(Ending("not_started", note=note, reason=reason, pane_lines=lines))
-
-
-async def dispatch(
-    ctx: ToolContext,
-    run: Run,
-    command: str,
-    suppress_history: bool,
-    reach: Reach,
-    pane_pid: str,
-    shell_group: int | None,
-) -> None:
-    """Type the run's frame (after the probe, where the far shell is unknown) and start
-    watching it; where nothing should be typed, or no shell answered the probe, the run
-    ends ``not_started``."""
-    out = await ctx.tmux.run(
-        ("display-message", "-p", "-t", run.pane_id, "#{alternate_on} #{session_id} #{pane_tty}")
-    )
-    alternate, session_id, tty = [*out.stdout.split(), "", "", ""][:3]
-    frame = new_typed_frame(reach.kind or "posix")
-    kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
-    for each in kinds:
-        dataclasses.replace(frame, kind=each).typed_line(command, suppress_history)  # length
-    typed = TypedRun(frame, command)
-    run.frame, run.frame_name = typed, "typed"
-    if reach.kind is None:
-        if alternate == "1":
-            return _not_started(
-                run, "full_screen",
-                "the pane shows a full-screen program (alternate screen) on the far side of "
-                f"{reach.carrier}, not a shell prompt: nothing was typed", [],
-            )
-        if echo_off(tty):
-            return _not_started(
-                run, "secret_prompt",
-                "the pane's terminal reads a line with echo off (the carrier asks for a "
-                "password or passphrase; ask the user to type it): nothing was typed", [],
-            )
-        kind, lines = await probe(ctx, run.pane_id, pane_pid, session_id)
-        if kind is None:
-            return _not_started(
-                run, "no_shell_answer",
-                f"no shell answered the probe line within {PROBE_BOUND:g}s (the far side may "
-                "still be connecting, ask for a password, or run a program)", lines,
-            )
-        typed.frame = dataclasses.replace(frame, kind=kind)
-    await check_input(ctx, run.pane_id, exactly_one=True)  # again, right before dispatch
-    await type_line(ctx, run.pane_id, typed.typed_line(suppress_history))
-    run.dispatch()
-    if reach.local_view and pane_pid.isdigit():
-        run.view = View(int(pane_pid), shell_group, tty)
-
-    async def follow() -> None:
-        await watch_typed(ctx, run, typed, pane_pid, session_id)
-
-    ctx.spawn(follow)
