@@ -6,12 +6,16 @@ foreground program is a carrier (``ssh``, ``su``, ``sudo``, ``docker exec``...) 
 shell belongs to another user. Nothing is written anywhere; one line is typed, and it
 needs only a POSIX shell with ``printf`` on the far side (fish: also ``sh``):
 
-    POSIX:  ``␠eval "$(printf 'P')"``            fish:  ``␠sh -c (printf 'P' | string collect)``
+    POSIX:  ``␠: /;eval "$(printf 'P')"``      fish:  ``␠: /;sh -c (printf 'P' | string collect)``
 
 ``P`` is the frame program written in printf's own escapes: every byte other than
 printable ASCII, and every ``'``, ``\\``, ``%`` and ``!``, is ``\\ooo``. So the typed line
 is printable ASCII without a tab, newline or history character for a line editor to act
-on, and it is the same text for every line editor. The program, decoded::
+on, and it is the same text for every line editor. The leading ``: /;`` is a no-op for
+the shell; a line editor left in vi command mode by someone else (which the screen
+cannot show) reads its ``/`` as a history search for the rest of the line, which fails,
+so nothing runs there (zsh's ``:`` opens its command prompt instead, which C-c leaves).
+The program, decoded::
 
     (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT
     printf '%s%s:s\\n' H1 H2
@@ -29,9 +33,9 @@ docs/run-outcomes.md, "Typed frames"). The
 128-bit nonce is typed as two halves ``H1 H2``: the echo of the typed line never holds
 the nonce in one piece, so no row of it can equal a marker, however it wraps.
 
-The probe (foreground is a carrier, so the far shell is unknown): ``␠printf '%s%s:p:%s\\n'
-H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and ``<nonce>:p:3.6.0``
-from fish, and proves a shell reads the line before a command is typed.
+The probe (foreground is a carrier, so the far shell is unknown): ``␠: /;printf
+'%s%s:p:%s\\n' H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and
+``<nonce>:p:3.6.0`` from fish, and proves a shell reads the line before a command is typed.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ CARRIERS = frozenset(
     {"ssh", "mosh-client", "su", "sudo", "doas", "docker", "podman", "kubectl", "nsenter",
      "machinectl", "script"}
 )
+VI_SAFE = ": /;"  # see the module's docstring
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - set("'\\%!")
 
 
@@ -115,9 +120,9 @@ class TypedFrame(Markers):
         """The line to type (without the Enter); InvalidArgument when it is too long."""
         encoded = encode(self.program(command))
         if self.kind == "fish":
-            line = f"sh -c (printf '{encoded}' | string collect)"
+            line = f"{VI_SAFE}sh -c (printf '{encoded}' | string collect)"
         else:
-            line = f"eval \"$(printf '{encoded}')\""
+            line = f"{VI_SAFE}eval \"$(printf '{encoded}')\""
         line = " " + line if suppress_history else line
         if len(line) > MAX_TYPED:
             raise InvalidArgument(
@@ -131,7 +136,7 @@ class TypedFrame(Markers):
         return line
 
     def probe_line(self) -> str:
-        return f" printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
+        return f" {VI_SAFE}printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
 
 
 def new_typed_frame(kind: Kind) -> TypedFrame:

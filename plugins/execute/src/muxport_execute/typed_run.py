@@ -142,8 +142,9 @@ def not_started_note(pane_id: str, what: str, lines: list[str]) -> str:
     return (
         f"{what}; the pane's last lines: {screen}. Nothing was run by this call. Look with "
         f"capture_pane {pane_id}: finish what the far side asks for (a password, a host key "
-        "question: ask the user to type secrets), or leave a program there with send_keys, "
-        "then call run_shell_command again"
+        "question: ask the user to type secrets), leave a program there with send_keys, or "
+        "send_keys C-c to discard a half-typed line (vi command mode too), then call "
+        "run_shell_command again"
     )
 
 
