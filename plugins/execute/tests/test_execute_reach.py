@@ -296,6 +296,11 @@ async def test_typed_frame_killed_or_stopped(stdio_client, reach_pane, test_user
         ), lost
         await exact(call, p, "after-kill")
 
+        quit_run = await run(client, p, "echo q; sleep 44", timeout=1)
+        await call("send_keys", {"pane_id": p, "keys": ["C-\\"]})  # SIGQUIT: the frame stays
+        quitted = await call("wait_for_run", {"run_id": quit_run["run_id"], "timeout": 10})
+        assert (quitted["outcome"], quitted["exit_status"]) == ("completed", 131), quitted
+
         long = await run(client, p, "echo a; sleep 42; echo b", timeout=1)
         await call("send_keys", {"pane_id": p, "keys": ["C-z"]})
         stopped = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
@@ -313,36 +318,59 @@ async def test_typed_frame_killed_or_stopped(stdio_client, reach_pane, test_user
     assert far_processes(test_user.uid, ["sleep", "42"]) == []
 
 
-def ssh_from(pane: ShellPane, sshd: reach.SshdProcess, user: reach.TestUser) -> None:
-    """Type the ssh command into a local shell; return once the far shell is ready."""
+def reach_from(pane: ShellPane, how: str, sshd: reach.SshdProcess,
+               user: reach.TestUser) -> None:
+    """Type ssh or su into a local shell; return once the far shell is ready."""
     fifos = Path(tempfile.mkdtemp(prefix="muxport-ready-"))
     fifos.chmod(0o755)
     try:
         fifo = reach.ReadyFifo(fifos)
-        pane.type(" ".join(shlex.quote(word) for word in sshd.command(user.name, fifo.path)))
-        fifo.wait("ssh")
+        if how == "ssh":
+            argv = sshd.command(user.name, fifo.path)
+        else:
+            argv = ["env", f"MXREADY={fifo.path}", "su", "-", "-w", "MXREADY", user.name]
+        pane.type(" ".join(shlex.quote(word) for word in argv))
+        fifo.wait(how)
     finally:
         shutil.rmtree(fifos, ignore_errors=True)
 
 
-async def test_ssh_ending_under_a_run_is_lost(stdio_client, shell_pane, sshd, test_user):
-    pane = shell_pane("bash")  # a local shell that runs ssh (not exec: it comes back)
-    ssh_from(pane, sshd, test_user)
+@pytest.mark.parametrize("how", ["ssh", "su"])
+async def test_far_side_ending_under_a_run_is_lost(stdio_client, shell_pane, sshd, test_user,
+                                                   how):
+    pane = shell_pane("bash")  # a local shell that runs ssh or su (not exec: it comes back)
+    reach_from(pane, how, sshd, test_user)
     p = pane.pane_id
     async with stdio_client(toolsets=["execute", "inspect"]) as client:
         call = CheckedCalls(client)
         begun = await run(client, p, "echo begun; sleep 43", timeout=1)
         assert (begun["outcome"], begun["frame"]) == ("timed_out", "typed")
-        session = await eventually(lambda: session_processes(test_user.name),
-                                   what="the sshd session")
-        for pid in session:
-            os.kill(pid, signal.SIGKILL)  # the connection drops; ssh exits
+        if how == "ssh":  # the connection drops; ssh exits
+            ends = await eventually(lambda: session_processes(test_user.name),
+                                    what="the sshd session")
+            for pid in ends:
+                os.kill(pid, signal.SIGKILL)
+        else:  # the far login shell is killed; su exits (the frame is left running)
+            shells = far_processes(test_user.uid, ["-bash"])  # the login shell and the frame's
+            login = [pid for pid in shells if procs.command_name(parent(pid)) == "su"]
+            assert len(login) == 1, shells
+            os.kill(login[0], signal.SIGKILL)
         lost = await call("wait_for_run", {"run_id": begun["run_id"], "timeout": 10})
-        assert (lost["outcome"], lost["reason"]) == ("lost", "far_side_gone"), lost
-        assert "ssh" in lost["note"]
+        assert (lost["outcome"], lost.get("reason")) == ("lost", "far_side_gone"), lost
+        assert ("ssh is no longer" if how == "ssh" else "far shell ended") in lost["note"]
         await exact(call, p, "local-again", frame="local")
+    if how == "su":  # orphans of the killed shell: what "may still run" in the note
+        for pid in far_processes(test_user.uid, ["sleep", "43"]) + far_processes(
+            test_user.uid, ["-bash"]
+        ):
+            os.kill(pid, signal.SIGKILL)
     await eventually(lambda: far_processes(test_user.uid, ["sleep", "43"]), lambda v: v == [],
                      what="the far sleep to end with its session")
+
+
+def parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return int(f.read().rpartition(b")")[2].split()[1])
 
 
 def session_processes(user: str) -> list[int]:

@@ -17,15 +17,16 @@ cannot show) reads its ``/`` as a history search for the rest of the line, which
 so nothing runs there (zsh's ``:`` opens its command prompt instead, which C-c leaves).
 The program, decoded::
 
-    (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT
+    (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT QUIT HUP TERM
     printf '%s%s:s\\n' H1 H2
-    (trap - EXIT INT
+    (trap - EXIT INT QUIT HUP TERM
     <the command; fish: exec fish -c '<the command>'>
     ))
-    printf '%s%s:x:%s\n' H1 H2 "$?"
+    printf '%s%s:x:%s\\n' H1 H2 "$?"
 
-The outer subshell survives C-c (``trap :``) to print the end marker with the inner
-subshell's status, which is the command's own (``exit 3`` ends only the inner one).
+The outer subshell survives C-c, C-\\ and a hangup (``trap :``) to print the end marker
+with the inner subshell's status, which is the command's own (``exit 3`` ends only the
+inner one; a far shell that hangs up passes SIGHUP on: 129).
 The last line runs in the far shell itself, however the outer subshell ended: a
 ``:x:`` marker without an end marker means the frame was killed (``:x:137``) or, in
 bash and dash, which go on with the list when a job stops, stopped by C-z (``:x:148``;
@@ -96,9 +97,9 @@ class TypedFrame(Markers):
         if self.kind == "fish":
             body = f"exec fish -c {quote(body)}\n"
         return (
-            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT\n"
+            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT QUIT HUP TERM\n"
             f"printf '%s%s:s\\n' {self.halves}\n"
-            "(trap - EXIT INT\n" + body + "))\n"
+            "(trap - EXIT INT QUIT HUP TERM\n" + body + "))\n"
             f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
         )
 
