@@ -242,6 +242,8 @@ async def test_typed_frame_checks_the_far_line_first(stdio_client, reach_pane, h
         # (the line's "/" searches the history), and the run ends not_started.
         pane.type("set -o vi")
         await exact(call, p, "vi")
+        await call("send_keys", {"pane_id": p, "keys": ["echo more", "Escape"]})  # our own
+        await exact(call, p, "cleared")
         pane.type("", enter=False)
         pane.server.cmd("send-keys", "-t", p, "Escape")
         reason, text = await reason_of(client, p)
