@@ -1,12 +1,12 @@
-"""The typed frame's pure logic (typed_frame.py, typed_check.py, typed_run.py): what a
+"""The typed frame's pure logic (typed_frame.py, typed_check.py, typed_end.py): what a
 far cursor row asks for, the far shell's last marker, a resumed job. No tmux."""
 
 from __future__ import annotations
 
 import pytest
 from muxport_execute.typed_check import far_program
+from muxport_execute.typed_end import STOP_STATUSES, resumed
 from muxport_execute.typed_frame import VI_SAFE, new_typed_frame
-from muxport_execute.typed_run import STOP_STATUSES, resumed
 
 
 @pytest.mark.parametrize("row", [

@@ -9,16 +9,11 @@ end marker carries the status. A run whose start marker has not appeared within
 far shell is unknown (a carrier), a probe line goes first and a command is typed only
 once a shell has answered it within ``PROBE_BOUND``.
 
-Other ends, decided from the pane's output and its foreground program (docs/run-outcomes.md,
-"Typed frames"): the far shell's ``:x:`` marker without an end marker (the frame was
-killed: ``lost``; stopped by C-z: ``stopped`` until a ``fg`` line is entered); the
-carrier (``ssh``, ``sudo``...) no longer in the foreground, or su's far shell gone
-(``/proc``): the far side ended, ``lost``.
+Other ends (lost, stopped) are decided by typed_end.py from the same observations.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -26,20 +21,16 @@ from typing import TypeVar
 import anyio
 from muxport import ToolContext, ToolError, watcher
 
-from muxport_execute import procs
 from muxport_execute.frame import Extracted, extract
 from muxport_execute.pane_view import Observation, observe
-from muxport_execute.reach import program_name
 from muxport_execute.run_watch import fault_ending, gone_note
 from muxport_execute.runs import Ending, Run
+from muxport_execute.typed_end import STOP_STATUSES, far_end, resumed, shown
 from muxport_execute.typed_frame import Kind, TypedFrame, new_typed_frame, probed_kind
 
 PROBE_BOUND = 5.0
 START_BOUND = 5.0
 LOOK_GAP = 0.01  # at most one capture per LOOK_GAP while output streams
-SHOWN = 5  # lines of the pane quoted in a not_started note
-STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
-_FG = re.compile(r"(?:^|\s)(?:fg(?:\s+%?\w+)?|%\w*)$")  # a line that resumes a job
 T = TypeVar("T")
 
 
@@ -79,13 +70,6 @@ class TypedRun:
 
     def remove(self) -> None:
         pass  # nothing was written anywhere
-
-
-def shown(lines: list[str]) -> list[str]:
-    rows = [row.rstrip() for row in lines]
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows[-SHOWN:]
 
 
 async def look_until(
@@ -146,43 +130,6 @@ def not_started_note(pane_id: str, what: str, lines: list[str]) -> str:
         "send_keys C-c to discard a half-typed line (vi command mode too), then call "
         "run_shell_command again"
     )
-
-
-def resumed(frame: TypedFrame, lines: list[str]) -> bool:
-    """A ``fg`` line was entered after the far shell's ``:x:`` marker of a stopped frame."""
-    rows = [row.rstrip() for row in lines]
-    marks = [i for i, row in enumerate(rows) if frame.left_pattern.search(row)]
-    after = rows[marks[-1] + 1 :] if marks else []
-    while after and not after[-1]:
-        after.pop()
-    return any(_FG.search(row) for row in after[:-1])  # a row that was entered
-
-
-def far_end(run: Run, typed: TypedRun, seen: Observation) -> Ending | None:
-    """The run's ending when the far side ended under it or its frame was killed."""
-    what = None
-    now = program_name(seen.command)
-    if typed.carrier and now and now != typed.carrier:
-        what = (
-            f"{typed.carrier} is no longer the pane's foreground program (the connection or "
-            f"session ended; the pane runs {now} now)"
-        )
-    elif run.view is not None and run.view.shell_group and not procs.alive(run.view.shell_group):
-        what = "the far shell ended (its process is gone)"
-    if what is not None:
-        return Ending("lost", note=(
-            f"{what}: the command's exit status is unknown, and what it started may still run "
-            f"on the far side. capture_pane {run.pane_id} shows the pane; the next "
-            "run_shell_command runs in what the pane holds now (to reach the far side again, "
-            "start the carrier again)"), reason="far_side_gone", pane_lines=shown(seen.lines))
-    left = typed.frame.left_status(seen.lines) if typed.started else None
-    if left is None or left in STOP_STATUSES:
-        return None
-    return Ending("lost", note=(
-        f"the typed frame in {run.pane_id} ended without its exit status (the far shell saw "
-        f"{left}: killed by a signal, or replaced by exec); anything it started may still run "
-        "there: capture_pane shows the pane, and the next run_shell_command can run there"
-    ), reason="frame_gone", pane_lines=shown(seen.lines))
 
 
 async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str,
