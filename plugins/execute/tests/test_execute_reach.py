@@ -387,3 +387,26 @@ def session_processes(user: str) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+async def test_typed_frame_stopped_in_zsh_and_fish(stdio_client, rc_pane, fish_pane, shell):
+    """zsh and fish do not go on with the typed list when a job stops; their job lines
+    (which quote the frame) say stopped and resumed."""
+    pane = rc_pane("zsh") if shell == "zsh" else fish_pane()
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        long = await run(client, p, "echo a; sleep 45; echo b", timeout=1, frame="typed")
+        assert (long["outcome"], long["frame"]) == ("timed_out", "typed"), long
+        await call("send_keys", {"pane_id": p, "keys": ["C-z"]})
+        stopped = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert stopped["outcome"] == "stopped" and "fg" in stopped["note"], stopped
+        await call("send_keys", {"pane_id": p, "keys": ["fg", "Enter"]})
+        again = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 1})
+        assert again["outcome"] == "timed_out", again
+        await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
+        done = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert (done["outcome"], done["output"][0]) == ("completed", "a"), done
+        assert done["exit_status"] in (130, 2) if shell == "fish" else done["exit_status"] == 130
+        await exact(call, p, "after-stop", frame="local")

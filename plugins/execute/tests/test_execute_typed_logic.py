@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from muxport_execute.typed_check import far_program
-from muxport_execute.typed_end import STOP_STATUSES, resumed
+from muxport_execute.typed_end import STOP_STATUSES, job_state
 from muxport_execute.typed_frame import VI_SAFE, new_typed_frame
 
 
@@ -45,11 +45,20 @@ def test_the_far_shell_marks_how_the_frame_left():
     assert frame.probe_line().startswith(" " + VI_SAFE + "printf ")
 
 
-def test_a_fg_line_entered_after_the_stop_resumes():
+def test_the_far_shells_job_lines_tell_stopped_from_resumed():
     frame = new_typed_frame("posix")
-    stopped = ["a", "^Z", "[1]+  Stopped   ( trap ... )", f"{frame.nonce}:x:148", "$ "]
-    assert not resumed(frame, stopped)
-    assert not resumed(frame, [*stopped[:-1], "$ fg"])  # typed, not entered yet
-    assert resumed(frame, [*stopped[:-1], "$ fg", "( trap ... )", ""])
-    assert resumed(frame, [*stopped[:-1], "$ %1", "( trap ... )"])
-    assert not resumed(frame, [*stopped[:-1], "$ echo meanwhile", "meanwhile", "$ "])
+    job = f"( trap 'printf \"%s%s:e:%s\\n\" {frame.halves} \"$?\"' EXIT; trap : INT ... )"
+    before = ["$  : /;eval \"$(printf '...')\"", frame.start_marker, "a"]
+    assert job_state(frame, before) is None
+    bash = [*before, "^Z", f"[1]+  Stopped                 {job}", f"{frame.nonce}:x:148", "$ "]
+    assert job_state(frame, bash) == "stopped"
+    assert job_state(frame, [*bash[:-1], "$ fg", job]) == "running"
+    assert job_state(frame, [*bash[:-1], "$ fg", job, "^Z", f"[1]+  Stopped  {job}"]) == (
+        "stopped"
+    )
+    zsh = [*before, f"^Zzsh: suspended  {job}", "% fg", f"[1]  + continued  {job}"]
+    assert job_state(frame, zsh[:-2]) == "stopped" and job_state(frame, zsh) == "running"
+    fish = [*before, f"fish: Job 1, 'sh -c (printf \\'(trap \\047 {frame.halves}' has stopped"]
+    assert job_state(frame, fish) == "stopped"
+    other = new_typed_frame("posix")  # another run's job line says nothing about this one
+    assert job_state(frame, [*before, f"[1]+  Stopped  ( {other.halves} )"]) is None

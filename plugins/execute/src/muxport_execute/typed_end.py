@@ -2,8 +2,10 @@
 frames"), decided from the pane's output and its foreground program:
 
 - the far shell's ``:x:`` marker without an end marker: the frame was killed (``lost``,
-  ``reason: frame_gone``) or, with 147-150, stopped by C-z (``stopped``, until a ``fg``
-  or ``%N`` line is entered after it);
+  ``reason: frame_gone``); with 147-150 it was stopped (bash and dash go on with the
+  typed list when a job stops), which ``job_state`` tells;
+- the far shell's job lines about the frame: stopped by C-z (``stopped``), resumed by
+  ``fg`` (running again);
 - the carrier (``ssh``, ``sudo``...) no longer in the foreground, or su's far shell gone
   (``/proc``): the far side ended under the run (``lost``, ``reason: far_side_gone``).
 """
@@ -11,7 +13,7 @@ frames"), decided from the pane's output and its foreground program:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from muxport_execute import procs
 from muxport_execute.pane_view import Observation
@@ -23,7 +25,8 @@ if TYPE_CHECKING:
     from muxport_execute.typed_run import TypedRun
 
 STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
-_FG = re.compile(r"(?:^|\s)(?:fg(?:\s+%?\w+)?|%\w*)$")  # a line that resumes a job
+FISH_JOB = "sh -c (printf '(trap \\047printf"  # a fish job line about a typed frame
+_STOPPED = re.compile(r"\b(?:Stopped|suspended|has stopped)\b")
 SHOWN = 5  # lines of the pane quoted in a note
 
 
@@ -34,14 +37,23 @@ def shown(lines: list[str]) -> list[str]:
     return rows[-SHOWN:]
 
 
-def resumed(frame: TypedFrame, lines: list[str]) -> bool:
-    """A ``fg`` line was entered after the far shell's ``:x:`` marker of a stopped frame."""
+def job_state(frame: TypedFrame, lines: list[str]) -> Literal["stopped", "running"] | None:
+    """What the far shell's newest job line about this frame says, after its start marker.
+
+    A job line quotes the frame's source, so it holds the nonce's halves (``H1 H2``),
+    which no output of the command can: ``[1]+ Stopped ( trap ...`` (bash, dash, ksh),
+    ``zsh: suspended ( trap ...``; after ``fg`` the shell prints the job again (bash,
+    dash) or ``continued`` (zsh). fish cuts its job lines short (``fish: Job 1, 'sh -c
+    (printf '(trap \\047printf…' has stopped``), before the halves: the start of the
+    typed fish frame stands for them.
+    """
     rows = [row.rstrip() for row in lines]
-    marks = [i for i, row in enumerate(rows) if frame.left_pattern.search(row)]
-    after = rows[marks[-1] + 1 :] if marks else []
-    while after and not after[-1]:
-        after.pop()
-    return any(_FG.search(row) for row in after[:-1])  # a row that was entered
+    starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
+    after = rows[starts[-1] + 1 :] if starts else []
+    jobs = [row for row in after if frame.halves in row or FISH_JOB in row]
+    if not jobs:
+        return None
+    return "stopped" if _STOPPED.search(jobs[-1]) else "running"
 
 
 def far_end(run: Run, typed: TypedRun, seen: Observation) -> Ending | None:

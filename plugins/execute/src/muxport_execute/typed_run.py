@@ -25,7 +25,7 @@ from muxport_execute.frame import Extracted, extract
 from muxport_execute.pane_view import Observation, observe
 from muxport_execute.run_watch import fault_ending, gone_note
 from muxport_execute.runs import Ending, Run
-from muxport_execute.typed_end import STOP_STATUSES, far_end, resumed, shown
+from muxport_execute.typed_end import far_end, job_state, shown
 from muxport_execute.typed_frame import Kind, TypedFrame, new_typed_frame, probed_kind
 
 PROBE_BOUND = 5.0
@@ -149,12 +149,12 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         ending = far_end(run, typed, seen)
         if ending is not None:
             return ending
-        if typed.started and typed.frame.left_status(seen.lines) in STOP_STATUSES:
-            if run.state == "started" and not resumed(typed.frame, seen.lines):
-                was_stopped = True
-                run.stop()
-            elif run.state == "stopped" and resumed(typed.frame, seen.lines):
-                run.resume()
+        job = job_state(typed.frame, seen.lines) if typed.started else None
+        if job == "stopped" and run.state == "started":
+            was_stopped = True
+            run.stop()
+        elif job == "running":
+            run.resume()
         if not typed.started and run.elapsed() > START_BOUND:
             return False
         return None
