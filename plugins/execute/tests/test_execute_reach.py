@@ -408,5 +408,5 @@ async def test_typed_frame_stopped_in_zsh_and_fish(stdio_client, rc_pane, fish_p
         await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
         done = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
         assert (done["outcome"], done["output"][0]) == ("completed", "a"), done
-        assert done["exit_status"] in (130, 2) if shell == "fish" else done["exit_status"] == 130
+        assert done["exit_status"] == 130, done
         await exact(call, p, "after-stop", frame="local")
