@@ -410,3 +410,25 @@ async def test_typed_frame_stopped_in_zsh_and_fish(stdio_client, rc_pane, fish_p
         assert (done["outcome"], done["output"][0]) == ("completed", "a"), done
         assert done["exit_status"] == 130, done
         await exact(call, p, "after-stop", frame="local")
+
+
+async def test_a_carriers_question_is_refused_then_answered(
+    stdio_client, tmux_server, sshd, test_user
+):
+    """ssh asks whether to trust the host key: a question, never typed into."""
+    argv = ["ssh", "-F", "/dev/null", "-t", "-p", str(sshd.port), "-i", str(sshd.key),
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=ask",
+            "-o", "LogLevel=ERROR", f"{test_user.name}@127.0.0.1"]
+    out = tmux_server.cmd("new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{session_id}",
+                          "-x", "80", "-y", "24", " ".join(map(shlex.quote, argv)))
+    pane = ShellPane(tmux_server, *out.split(), "bash", 80)
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        await shown(call, p, r"continue connecting \(yes/no")
+        reason, text = await reason_of(client, p)
+        assert reason == "not_at_prompt" and "question" in text, text
+        assert not any("printf" in row for row in pane.screen())  # nothing was typed
+        await call("send_keys", {"pane_id": p, "keys": ["yes", "Enter"]})
+        await at_prompt(pane)
+        await exact(call, p, "trusted")
