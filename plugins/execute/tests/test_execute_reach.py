@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import signal
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
-from muxport.testing import launcher
+from muxport.testing import CheckedCalls, ShellPane, eventually, launcher, reach
+from muxport_execute import procs
 
 FISH_QUOTING = (
     "set x (printf '%s' \"it's\")\n"
@@ -166,3 +171,264 @@ async def test_interrupted_and_full_screen_over_ssh(stdio_client, reach_pane):
                                                    "timeout": 20})
         assert off["outcome"] in ("matched", "present_at_entry")
         assert (await run(client, pane, "echo back"))["output"] == ["back"]
+
+
+# Issue 11's leftovers: the typed frame checks the far line before typing, and ends
+# lost or stopped like a local run (docs/run-outcomes.md, "Typed frames").
+
+
+async def reason_of(client: Any, pane: str) -> tuple[str, str]:
+    """Why ``echo x`` was not run: a refusal's reason, or a not_started answer's."""
+    result = await client.call_tool("run_shell_command", {"pane_id": pane, "command": "echo x"})
+    if result.is_error:
+        return str((result.meta or {}).get("reason")), result.content[0].text
+    answer = result.structured_content
+    assert answer["outcome"] == "not_started", answer
+    return "not_started:" + answer["reason"], answer["note"]
+
+
+async def shown(call: CheckedCalls, pane: str, text: str) -> None:
+    seen = await call("wait_for_text", {"pane_id": pane, "patterns": [text], "regex": True,
+                                        "timeout": 10})
+    assert seen["outcome"] in ("matched", "present_at_entry"), seen
+
+
+async def exact(call: CheckedCalls, pane: str, word: str, frame: str = "typed") -> None:
+    """The next run on ``pane`` succeeds with exact output."""
+    done = await call("run_shell_command", {"pane_id": pane, "command": f"echo {word}"})
+    assert (done["outcome"], done["output"], done["exit_status"], done["frame"]) == (
+        "completed", [word], 0, frame
+    ), done
+    assert done["framed"] is True
+
+
+# What the far side shows, how the test waits for it, the refusal expected (ssh, su: under
+# su the foreground program is the far program itself, which tmux can name) and the key
+# that leaves it.
+FAR_STATES = [
+    ("echo 'open", r"^> ?$", {"not_at_prompt"}, "C-c"),
+    ("printf 'wait''ing\\n'; read x", r"^waiting$", {"not_at_prompt"}, "C-c"),
+    ("python3 -q", r"^>>>", {"not_at_prompt", "not_a_shell"}, "C-d"),
+    ("sudo -k; sudo true", r"password for", {"not_at_prompt", "not_started:secret_prompt"},
+     "C-c"),
+]
+
+
+@pytest.mark.parametrize("how", ["ssh", "su"])
+async def test_typed_frame_checks_the_far_line_first(stdio_client, reach_pane, how):
+    pane = reach_pane(how)
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        await call("send_keys", {"pane_id": p, "keys": ["echo half-typed"], "literal": True})
+        await shown(call, p, "echo half-typed$")
+        await exact(call, p, "one")  # this server's own text: cleared with C-c first
+        pane.type("echo not-mine", enter=False)  # a person's text: refused, never joined
+        await shown(call, p, "echo not-mine$")
+        reason, text = await reason_of(client, p)
+        assert reason == "line_not_empty" and "echo not-mine'" in text, text
+        assert [row for row in pane.screen() if row.strip()][-1].endswith("echo not-mine")
+        await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
+        await exact(call, p, "two")
+        for setup, wait, expected, leave in FAR_STATES:
+            pane.type(setup)
+            await shown(call, p, wait)
+            reason, text = await reason_of(client, p)
+            assert reason in expected, (setup, reason, text)
+            await call("send_keys", {"pane_id": p, "keys": [leave]})
+            await at_prompt(pane)
+            await exact(call, p, "after")
+        # vi command mode entered by someone else cannot be seen: nothing runs there
+        # (the line's "/" searches the history), and the run ends not_started.
+        pane.type("set -o vi")
+        await exact(call, p, "vi")
+        await call("send_keys", {"pane_id": p, "keys": ["echo more", "Escape"]})  # our own
+        await exact(call, p, "cleared")
+        pane.type("", enter=False)
+        pane.server.cmd("send-keys", "-t", p, "Escape")
+        reason, text = await reason_of(client, p)
+        assert reason.startswith("not_started:") and "C-c" in text, text
+        await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
+        await exact(call, p, "three")
+        assert not any(row.strip() == "x" for row in pane.screen())  # echo x never ran
+
+
+async def at_prompt(pane: ShellPane) -> None:
+    """Wait until the far shell shows its prompt again (the program has left)."""
+    def last_row() -> str:
+        rows = [row.rstrip() for row in pane.screen() if row.strip()]
+        return rows[-1] if rows else ""
+
+    await eventually(last_row, lambda row: row.endswith("$"), what="the far prompt")
+
+
+def far_processes(uid: int, argv: list[str]) -> list[int]:
+    """Processes of ``uid`` running exactly ``argv`` (the far side is on this machine)."""
+    found = []
+    wanted = "\0".join(argv).encode() + b"\0"
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                if f.read() == wanted:
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("how", ["ssh", "su"])
+async def test_typed_frame_killed_or_stopped(stdio_client, reach_pane, test_user, how):
+    p = reach_pane(how).pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        begun = await run(client, p, "echo begun; sleep 41", timeout=1)
+        assert begun["outcome"] == "timed_out"
+        sleeper = (await eventually(lambda: far_processes(test_user.uid, ["sleep", "41"]),
+                                    what="the far sleep"))[0]
+        group = procs.stat(sleeper)
+        assert group is not None
+        os.killpg(group.pgrp, signal.SIGKILL)  # the far frame, all of it
+        lost = await call("wait_for_run", {"run_id": begun["run_id"], "timeout": 10})
+        assert (lost["outcome"], lost["reason"], lost.get("exit_status")) == (
+            "lost", "frame_gone", None
+        ), lost
+        await exact(call, p, "after-kill")
+
+        quit_run = await run(client, p, "echo q; sleep 44", timeout=1)
+        await call("send_keys", {"pane_id": p, "keys": ["C-\\"]})  # SIGQUIT: the frame stays
+        quitted = await call("wait_for_run", {"run_id": quit_run["run_id"], "timeout": 10})
+        assert (quitted["outcome"], quitted["exit_status"]) == ("completed", 131), quitted
+
+        long = await run(client, p, "echo a; sleep 42; echo b", timeout=1)
+        await call("send_keys", {"pane_id": p, "keys": ["C-z"]})
+        stopped = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert stopped["outcome"] == "stopped" and "fg" in stopped["note"], stopped
+        await exact(call, p, "meanwhile")  # a stopped run does not hold the pane
+        await call("send_keys", {"pane_id": p, "keys": ["fg", "Enter"]})
+        again = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 1})
+        assert again["outcome"] == "timed_out", again
+        await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
+        done = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert (done["outcome"], done["exit_status"], done["output"][0]) == (
+            "completed", 130, "a"
+        ), done
+        await exact(call, p, "after-stop")
+    assert far_processes(test_user.uid, ["sleep", "42"]) == []
+
+
+def reach_from(pane: ShellPane, how: str, sshd: reach.SshdProcess,
+               user: reach.TestUser) -> None:
+    """Type ssh or su into a local shell; return once the far shell is ready."""
+    fifos = Path(tempfile.mkdtemp(prefix="muxport-ready-"))
+    fifos.chmod(0o755)
+    try:
+        fifo = reach.ReadyFifo(fifos)
+        if how == "ssh":
+            argv = sshd.command(user.name, fifo.path)
+        else:
+            argv = ["env", f"MXREADY={fifo.path}", "su", "-", "-w", "MXREADY", user.name]
+        pane.type(" ".join(shlex.quote(word) for word in argv))
+        fifo.wait(how)
+    finally:
+        shutil.rmtree(fifos, ignore_errors=True)
+
+
+@pytest.mark.parametrize("how", ["ssh", "su"])
+async def test_far_side_ending_under_a_run_is_lost(stdio_client, shell_pane, sshd, test_user,
+                                                   how):
+    pane = shell_pane("bash")  # a local shell that runs ssh or su (not exec: it comes back)
+    reach_from(pane, how, sshd, test_user)
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        begun = await run(client, p, "echo begun; sleep 43", timeout=1)
+        assert (begun["outcome"], begun["frame"]) == ("timed_out", "typed")
+        if how == "ssh":  # the connection drops; ssh exits
+            ends = await eventually(lambda: session_processes(test_user.name),
+                                    what="the sshd session")
+            for pid in ends:
+                os.kill(pid, signal.SIGKILL)
+        else:  # the far login shell is killed; su exits (the frame is left running)
+            shells = far_processes(test_user.uid, ["-bash"])  # the login shell and the frame's
+            login = [pid for pid in shells if procs.command_name(parent(pid)) == "su"]
+            assert len(login) == 1, shells
+            os.kill(login[0], signal.SIGKILL)
+        lost = await call("wait_for_run", {"run_id": begun["run_id"], "timeout": 10})
+        assert (lost["outcome"], lost.get("reason")) == ("lost", "far_side_gone"), lost
+        assert ("ssh is no longer" if how == "ssh" else "far shell ended") in lost["note"]
+        await exact(call, p, "local-again", frame="local")
+    if how == "su":  # orphans of the killed shell: what "may still run" in the note
+        for pid in far_processes(test_user.uid, ["sleep", "43"]) + far_processes(
+            test_user.uid, ["-bash"]
+        ):
+            os.kill(pid, signal.SIGKILL)
+    await eventually(lambda: far_processes(test_user.uid, ["sleep", "43"]), lambda v: v == [],
+                     what="the far sleep to end with its session")
+
+
+def parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return int(f.read().rpartition(b")")[2].split()[1])
+
+
+def session_processes(user: str) -> list[int]:
+    """The sshd processes serving ``user``'s connections (``sshd: user@pts/N``)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    if f.read().startswith(f"sshd: {user}@".encode()):
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+async def test_typed_frame_stopped_in_zsh_and_fish(stdio_client, rc_pane, fish_pane, shell):
+    """zsh and fish do not go on with the typed list when a job stops; their job lines
+    (which quote the frame) say stopped and resumed."""
+    pane = rc_pane("zsh") if shell == "zsh" else fish_pane()
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        long = await run(client, p, "echo a; sleep 45; echo b", timeout=1, frame="typed")
+        assert (long["outcome"], long["frame"]) == ("timed_out", "typed"), long
+        await call("send_keys", {"pane_id": p, "keys": ["C-z"]})
+        stopped = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert stopped["outcome"] == "stopped" and "fg" in stopped["note"], stopped
+        await call("send_keys", {"pane_id": p, "keys": ["fg", "Enter"]})
+        again = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 1})
+        assert again["outcome"] == "timed_out", again
+        await call("send_keys", {"pane_id": p, "keys": ["C-c"]})
+        done = await call("wait_for_run", {"run_id": long["run_id"], "timeout": 10})
+        assert (done["outcome"], done["output"][0]) == ("completed", "a"), done
+        assert done["exit_status"] == 130, done
+        await exact(call, p, "after-stop", frame="local")
+
+
+async def test_a_carriers_question_is_refused_then_answered(
+    stdio_client, tmux_server, sshd, test_user
+):
+    """ssh asks whether to trust the host key: a question, never typed into."""
+    argv = ["ssh", "-F", "/dev/null", "-t", "-p", str(sshd.port), "-i", str(sshd.key),
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "StrictHostKeyChecking=ask",
+            "-o", "LogLevel=ERROR", f"{test_user.name}@127.0.0.1"]
+    out = tmux_server.cmd("new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{session_id}",
+                          "-x", "80", "-y", "24", " ".join(map(shlex.quote, argv)))
+    pane = ShellPane(tmux_server, *out.split(), "bash", 80)
+    p = pane.pane_id
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+        await shown(call, p, r"continue connecting \(yes/no")
+        reason, text = await reason_of(client, p)
+        assert reason == "not_at_prompt" and "question" in text, text
+        assert not any("printf" in row for row in pane.screen())  # nothing was typed
+        await call("send_keys", {"pane_id": p, "keys": ["yes", "Enter"]})
+        await at_prompt(pane)
+        await exact(call, p, "trusted")

@@ -143,7 +143,7 @@ class Frame(Markers):
 
 # Another run's frame lines: a marker row, or the typed line that sourced a frame.
 OTHER_FRAME = re.compile(
-    r"[0-9a-f]{32}:(?:s|e:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
+    r"[0-9a-f]{32}:(?:s|[ex]:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
     r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_frame.py)
 )
 

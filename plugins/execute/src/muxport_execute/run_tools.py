@@ -27,7 +27,7 @@ from muxport import (
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute import procs, shell_reads, typed_run
+from muxport_execute import procs, shell_reads, typed_dispatch
 from muxport_execute.dispatch import check_line, ready_shell
 from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.line_state import Line, PendingInput, read_line
@@ -245,7 +245,8 @@ async def dispatch(
     ctx: ToolContext, run: Run, args: RunArgs, pending: PendingInput
 ) -> Watch | None:
     """Check the pane, type the line; the watcher of the dispatched run (None: a typed
-    frame, which typed_run watches, or a run that ended before anything was typed)."""
+    frame, which typed_dispatch types and watches, or a run that ended before anything
+    was typed)."""
     frame = frames.prepare(
         args.command, ctx.tmux.binary, ctx.tmux.socket_path, args.suppress_history
     )
@@ -262,8 +263,9 @@ async def dispatch(
             frame.remove()
             run.frame = None
             group = procs.foreground_group(cohort.pane_pid)
-            await typed_run.dispatch(
-                ctx, run, args.command, args.suppress_history, reach, cohort.pane_pid, group
+            await typed_dispatch.dispatch(
+                ctx, run, args.command, args.suppress_history, reach, cohort.pane_pid, group,
+                pending, shell,
             )
             return None
         if reach.kind == "fish":

@@ -6,27 +6,37 @@ foreground program is a carrier (``ssh``, ``su``, ``sudo``, ``docker exec``...) 
 shell belongs to another user. Nothing is written anywhere; one line is typed, and it
 needs only a POSIX shell with ``printf`` on the far side (fish: also ``sh``):
 
-    POSIX:  ``␠eval "$(printf 'P')"``            fish:  ``␠sh -c (printf 'P' | string collect)``
+    POSIX:  ``␠: /;eval "$(printf 'P')"``      fish:  ``␠: /;sh -c (printf 'P' | string collect)``
 
 ``P`` is the frame program written in printf's own escapes: every byte other than
 printable ASCII, and every ``'``, ``\\``, ``%`` and ``!``, is ``\\ooo``. So the typed line
 is printable ASCII without a tab, newline or history character for a line editor to act
-on, and it is the same text for every line editor. The program, decoded::
+on, and it is the same text for every line editor. The leading ``: /;`` is a no-op for
+the shell; a line editor left in vi command mode by someone else (which the screen
+cannot show) reads its ``/`` as a history search for the rest of the line, which fails,
+so nothing runs there (zsh's ``:`` opens its command prompt instead, which C-c leaves).
+The program, decoded::
 
-    (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT
+    (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT QUIT HUP TERM
     printf '%s%s:s\\n' H1 H2
-    (trap - EXIT INT
+    (trap - EXIT INT QUIT HUP TERM
     <the command; fish: exec fish -c '<the command>'>
     ))
+    printf '%s%s:x:%s\\n' H1 H2 "$?"
 
-The outer subshell survives C-c (``trap :``) to print the end marker with the inner
-subshell's status, which is the command's own (``exit 3`` ends only the inner one). The
+The outer subshell survives C-c, C-\\ and a hangup (``trap :``) to print the end marker
+with the inner subshell's status, which is the command's own (``exit 3`` ends only the
+inner one; a far shell that hangs up passes SIGHUP on: 129).
+The last line runs in the far shell itself, however the outer subshell ended: a
+``:x:`` marker without an end marker means the frame was killed (``:x:137``) or, in
+bash and dash, which go on with the list when a job stops, stopped by C-z (``:x:148``;
+docs/run-outcomes.md, "Typed frames"). The
 128-bit nonce is typed as two halves ``H1 H2``: the echo of the typed line never holds
 the nonce in one piece, so no row of it can equal a marker, however it wraps.
 
-The probe (foreground is a carrier, so the far shell is unknown): ``␠printf '%s%s:p:%s\\n'
-H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and ``<nonce>:p:3.6.0``
-from fish, and proves a shell reads the line before a command is typed.
+The probe (foreground is a carrier, so the far shell is unknown): ``␠: /;printf
+'%s%s:p:%s\\n' H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and
+``<nonce>:p:3.6.0`` from fish, and proves a shell reads the line before a command is typed.
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ CARRIERS = frozenset(
     {"ssh", "mosh-client", "su", "sudo", "doas", "docker", "podman", "kubectl", "nsenter",
      "machinectl", "script"}
 )
+VI_SAFE = ": /;"  # see the module's docstring
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - set("'\\%!")
 
 
@@ -86,18 +97,33 @@ class TypedFrame(Markers):
         if self.kind == "fish":
             body = f"exec fish -c {quote(body)}\n"
         return (
-            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT\n"
+            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT QUIT HUP TERM\n"
             f"printf '%s%s:s\\n' {self.halves}\n"
-            "(trap - EXIT INT\n" + body + "))\n"
+            "(trap - EXIT INT QUIT HUP TERM\n" + body + "))\n"
+            f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
         )
+
+    @property
+    def left_pattern(self) -> re.Pattern[str]:
+        """The far shell's marker (after ``^Z`` on the same row, in dash)."""
+        return re.compile(rf"{self.nonce}:x:([0-9]{{1,3}})$")
+
+    def left_status(self, capture: list[str]) -> int | None:
+        """The status the far shell saw the frame leave with (its ``:x:`` marker), None
+        before that marker."""
+        for row in reversed(capture):
+            match = self.left_pattern.search(row.rstrip())
+            if match:
+                return int(match.group(1))
+        return None
 
     def typed_line(self, command: str, suppress_history: bool) -> str:
         """The line to type (without the Enter); InvalidArgument when it is too long."""
         encoded = encode(self.program(command))
         if self.kind == "fish":
-            line = f"sh -c (printf '{encoded}' | string collect)"
+            line = f"{VI_SAFE}sh -c (printf '{encoded}' | string collect)"
         else:
-            line = f"eval \"$(printf '{encoded}')\""
+            line = f"{VI_SAFE}eval \"$(printf '{encoded}')\""
         line = " " + line if suppress_history else line
         if len(line) > MAX_TYPED:
             raise InvalidArgument(
@@ -111,7 +137,7 @@ class TypedFrame(Markers):
         return line
 
     def probe_line(self) -> str:
-        return f" printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
+        return f" {VI_SAFE}printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
 
 
 def new_typed_frame(kind: Kind) -> TypedFrame:

@@ -1,4 +1,5 @@
-"""Dispatching and watching a typed run (typed_frame.py): completion from the pane's output.
+"""Watching a typed run (typed_frame.py; dispatched by typed_dispatch.py): completion,
+and every other end, from the pane's output.
 
 Nothing on the far side can signal muxport, so the pane's output is the only channel:
 the watcher wakes on the pane's control-mode output events (``muxport.watch``; a missed
@@ -7,30 +8,29 @@ end marker carries the status. A run whose start marker has not appeared within
 ``START_BOUND`` seconds of typing ends ``not_started`` (the pane is released); where the
 far shell is unknown (a carrier), a probe line goes first and a command is typed only
 once a shell has answered it within ``PROBE_BOUND``.
+
+Other ends (lost, stopped) are decided by typed_end.py from the same observations.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from muxport import ToolContext, ToolError, check_input, watcher
+from muxport import ToolContext, ToolError, watcher
 
 from muxport_execute.frame import Extracted, extract
-from muxport_execute.input_wait import View, echo_off
 from muxport_execute.pane_view import Observation, observe
-from muxport_execute.reach import Reach
 from muxport_execute.run_watch import fault_ending, gone_note
 from muxport_execute.runs import Ending, Run
+from muxport_execute.typed_end import far_end, job_state, shown
 from muxport_execute.typed_frame import Kind, TypedFrame, new_typed_frame, probed_kind
 
 PROBE_BOUND = 5.0
 START_BOUND = 5.0
 LOOK_GAP = 0.01  # at most one capture per LOOK_GAP while output streams
-SHOWN = 5  # lines of the pane quoted in a not_started note
 T = TypeVar("T")
 
 
@@ -41,6 +41,7 @@ class TypedRun:
 
     frame: TypedFrame
     command: str
+    carrier: str = ""  # the carrier in the foreground when typed ("": the far shell is)
     started: bool = False
     status: int | None = None
     ended: bool = False
@@ -69,13 +70,6 @@ class TypedRun:
 
     def remove(self) -> None:
         pass  # nothing was written anywhere
-
-
-def shown(lines: list[str]) -> list[str]:
-    rows = [row.rstrip() for row in lines]
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows[-SHOWN:]
 
 
 async def look_until(
@@ -132,16 +126,19 @@ def not_started_note(pane_id: str, what: str, lines: list[str]) -> str:
     return (
         f"{what}; the pane's last lines: {screen}. Nothing was run by this call. Look with "
         f"capture_pane {pane_id}: finish what the far side asks for (a password, a host key "
-        "question: ask the user to type secrets), or leave a program there with send_keys, "
-        "then call run_shell_command again"
+        "question: ask the user to type secrets), leave a program there with send_keys, or "
+        "send_keys C-c to discard a half-typed line (vi command mode too), then call "
+        "run_shell_command again"
     )
 
 
 async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str,
                       session_id: str) -> None:
     """Background task: follow a dispatched typed run until its end marker (or the end)."""
+    was_stopped = False
 
-    def progress(seen: Observation) -> bool | None:
+    def progress(seen: Observation) -> Ending | bool | None:
+        nonlocal was_stopped
         found = typed.extract(seen.lines)
         if found.started and not typed.started:
             typed.started = True
@@ -149,6 +146,15 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         if found.ended:
             typed.ended, typed.status = True, found.status
             return True
+        ending = far_end(run, typed, seen)
+        if ending is not None:
+            return ending
+        job = job_state(typed.frame, seen.lines) if typed.started else None
+        if job == "stopped" and run.state == "started":
+            was_stopped = True
+            run.stop()
+        elif job == "running":
+            run.resume()
         if not typed.started and run.elapsed() > START_BOUND:
             return False
         return None
@@ -157,6 +163,8 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         ended, seen = await look_until(ctx, run.pane_id, pane_pid, session_id, progress, None)
         if seen.state == "pane_gone" or seen.state == "server_gone":
             run.end(Ending(seen.state, None, note=gone_note(seen.state, run)))
+        elif isinstance(ended, Ending):
+            run.end(ended)
         elif ended is False:
             note = not_started_note(
                 run.pane_id,
@@ -169,77 +177,22 @@ async def watch_typed(ctx: ToolContext, run: Run, typed: TypedRun, pane_pid: str
         else:
             found = typed.extract(seen.lines)
             note = None
-            if not found.started:
+            if was_stopped:
+                note = (
+                    "the run was stopped (C-z) and resumed: the output holds the far shell's "
+                    "job lines too (the frame's source among them)"
+                )
+            elif not found.started:
                 note = (
                     "the start of the output is no longer in the pane (it outgrew the pane's "
                     "history, or the pane was cleared): these are the newest lines it still "
                     "holds; redirect to a file (cmd > out.txt) to keep everything"
                 )
-            run.end(Ending("completed", found.status, found.lines, found.started,
-                           not found.started, note))
+            framed = found.started and not was_stopped
+            run.end(Ending("completed", found.status, found.lines, framed, not framed, note))
     except Exception as fault:  # the run ends; the server and every other run go on
         run.end(fault_ending(run, fault))
     finally:
         if not run.final:  # muxport is shutting down
             run.end(Ending("error", None, note="muxport stopped watching this run",
                            reason="shutdown"))
-
-
-def _not_started(run: Run, reason: str, what: str, lines: list[str]) -> None:
-    note = not_started_note(run.pane_id, what, lines)
-    run.end(Ending("not_started", note=note, reason=reason, pane_lines=lines))
-
-
-async def dispatch(
-    ctx: ToolContext,
-    run: Run,
-    command: str,
-    suppress_history: bool,
-    reach: Reach,
-    pane_pid: str,
-    shell_group: int | None,
-) -> None:
-    """Type the run's frame (after the probe, where the far shell is unknown) and start
-    watching it; where nothing should be typed, or no shell answered the probe, the run
-    ends ``not_started``."""
-    out = await ctx.tmux.run(
-        ("display-message", "-p", "-t", run.pane_id, "#{alternate_on} #{session_id} #{pane_tty}")
-    )
-    alternate, session_id, tty = [*out.stdout.split(), "", "", ""][:3]
-    frame = new_typed_frame(reach.kind or "posix")
-    kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
-    for each in kinds:
-        dataclasses.replace(frame, kind=each).typed_line(command, suppress_history)  # length
-    typed = TypedRun(frame, command)
-    run.frame, run.frame_name = typed, "typed"
-    if reach.kind is None:
-        if alternate == "1":
-            return _not_started(
-                run, "full_screen",
-                "the pane shows a full-screen program (alternate screen) on the far side of "
-                f"{reach.carrier}, not a shell prompt: nothing was typed", [],
-            )
-        if echo_off(tty):
-            return _not_started(
-                run, "secret_prompt",
-                "the pane's terminal reads a line with echo off (the carrier asks for a "
-                "password or passphrase; ask the user to type it): nothing was typed", [],
-            )
-        kind, lines = await probe(ctx, run.pane_id, pane_pid, session_id)
-        if kind is None:
-            return _not_started(
-                run, "no_shell_answer",
-                f"no shell answered the probe line within {PROBE_BOUND:g}s (the far side may "
-                "still be connecting, ask for a password, or run a program)", lines,
-            )
-        typed.frame = dataclasses.replace(frame, kind=kind)
-    await check_input(ctx, run.pane_id, exactly_one=True)  # again, right before dispatch
-    await type_line(ctx, run.pane_id, typed.typed_line(suppress_history))
-    run.dispatch()
-    if reach.local_view and pane_pid.isdigit():
-        run.view = View(int(pane_pid), shell_group, tty)
-
-    async def follow() -> None:
-        await watch_typed(ctx, run, typed, pane_pid, session_id)
-
-    ctx.spawn(follow)

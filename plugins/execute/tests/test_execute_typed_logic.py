@@ -1,0 +1,64 @@
+"""The typed frame's pure logic (typed_frame.py, typed_check.py, typed_end.py): what a
+far cursor row asks for, the far shell's last marker, a resumed job. No tmux."""
+
+from __future__ import annotations
+
+import pytest
+from muxport_execute.typed_check import far_program
+from muxport_execute.typed_end import STOP_STATUSES, job_state
+from muxport_execute.typed_frame import VI_SAFE, new_typed_frame
+
+
+@pytest.mark.parametrize("row", [
+    "$ ", "user@host:~$ ", "root@box:/# ", "% ", "~ ❯ ", "bob@box ~> ", "[deploy@web1 app]$ ",
+])
+def test_shell_prompts_are_typed_into(row):
+    assert far_program(row) is None
+
+
+@pytest.mark.parametrize(("row", "asks"), [
+    ("", "nothing"),
+    (">>> ", "REPL"), ("... ", "REPL"), ("> ", "REPL"), ("In [3]: ", "REPL"),
+    ("irb(main):001:0> ", "REPL"), ("mysql> ", "REPL"), ("MariaDB [(none)]> ", "REPL"),
+    ("postgres=# ", "REPL"), ("(gdb) ", "REPL"), ("(Pdb) ", "REPL"), ("iex(1)> ", "REPL"),
+    ("[sudo] password for bob: ", "secret"), ("Password:", "secret"),
+    ("Enter passphrase for key '/root/.ssh/id_ed25519': ", "secret"),
+    ("Do you want to continue? [Y/n] ", "question"),
+    ("Are you sure you want to continue connecting (yes/no/[fingerprint])? ", "question"),
+])
+def test_other_programs_prompts_are_refused(row, asks):
+    what = far_program(row)
+    assert what is not None and asks in what, (row, what)
+
+
+def test_the_far_shell_marks_how_the_frame_left():
+    frame = new_typed_frame("posix")
+    program = frame.program("sleep 1")
+    last = program.splitlines()[-1]
+    assert last == f"printf '%s%s:x:%s\\n' {frame.halves} \"$?\""
+    assert frame.nonce not in program  # only its halves: no echo can be a marker
+    assert frame.left_status(["out", f"{frame.nonce}:x:137", "$ "]) == 137
+    assert frame.left_status([f"^Z{frame.nonce}:x:148"]) == 148  # dash: after the ^Z echo
+    assert frame.left_status([f"{new_typed_frame('posix').nonce}:x:137"]) is None
+    assert 148 in STOP_STATUSES and 137 not in STOP_STATUSES
+    assert frame.typed_line("true", True).startswith(" " + VI_SAFE + "eval ")
+    assert frame.probe_line().startswith(" " + VI_SAFE + "printf ")
+
+
+def test_the_far_shells_job_lines_tell_stopped_from_resumed():
+    frame = new_typed_frame("posix")
+    job = f"( trap 'printf \"%s%s:e:%s\\n\" {frame.halves} \"$?\"' EXIT; trap : INT ... )"
+    before = ["$  : /;eval \"$(printf '...')\"", frame.start_marker, "a"]
+    assert job_state(frame, before) is None
+    bash = [*before, "^Z", f"[1]+  Stopped                 {job}", f"{frame.nonce}:x:148", "$ "]
+    assert job_state(frame, bash) == "stopped"
+    assert job_state(frame, [*bash[:-1], "$ fg", job]) == "running"
+    assert job_state(frame, [*bash[:-1], "$ fg", job, "^Z", f"[1]+  Stopped  {job}"]) == (
+        "stopped"
+    )
+    zsh = [*before, f"^Zzsh: suspended  {job}", "% fg", f"[1]  + continued  {job}"]
+    assert job_state(frame, zsh[:-2]) == "stopped" and job_state(frame, zsh) == "running"
+    fish = [*before, f"fish: Job 1, 'sh -c (printf \\'(trap \\047 {frame.halves}' has stopped"]
+    assert job_state(frame, fish) == "stopped"
+    other = new_typed_frame("posix")  # another run's job line says nothing about this one
+    assert job_state(frame, [*before, f"[1]+  Stopped  ( {other.halves} )"]) is None
