@@ -158,12 +158,14 @@ class ToolContext:
         docs/runs-and-waits.md).
 
         Each beat also checks that tmux still answers: a stopped server ends the wait with
-        ``tmux_unresponsive`` (raised from this block) instead of holding it forever."""
+        ``tmux_unresponsive`` (raised from this block) instead of holding it forever; a
+        stall noticed by any other call ends the wait at once, not at its next beat."""
         start = time.monotonic()
 
         async def beat() -> None:
             while True:
-                await anyio.sleep(every)
+                with anyio.move_on_after(every):
+                    await self.tmux.stall_seen()
                 await self.tmux.responsive()
                 await self.wait_progress(what, total, time.monotonic() - start)
 

@@ -131,6 +131,8 @@ class Tmux:
         self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
         self.stalled = False  # the last invocation to end outlived its deadline
         self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
+        self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
+        self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
         # tmux's client protocol over the socket: no process per command (docs/transport.md)
         self.wire = WireTransport(self.socket_path)
         # Over the socket an invocation is cheap: batch only what is sent in the same tick.
@@ -193,17 +195,37 @@ class Tmux:
         """Run one tmux client within ``deadline``; ``start=False``: never start a server
         (the socket client never does; a forked one gets ``-N``)."""
         limit = min(deadline, STALLED_DEADLINE if self.stalled else deadline)
+        scope = anyio.CancelScope()
+        self._in_flight.add(scope)
+        done = None
         try:
-            done = None
-            if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
-                done = await self.wire.run(argv[3:], limit)
-            if done is None:  # the forked client: the fallback
-                done = await invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
+            with scope:
+                if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
+                    done = await self.wire.run(argv[3:], limit)
+                if done is None:  # the forked client: the fallback
+                    done = await invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
+            if done is None:  # cut short by _stall
+                raise TimeoutError
         except TimeoutError:
-            self.stalled = True
+            self._stall()
             raise self.unresponsive() from None
+        finally:
+            self._in_flight.discard(scope)
         self.answered_at, self.stalled = time.monotonic(), False
+        if self._stall_seen.is_set():
+            self._stall_seen = anyio.Event()
         return done
+
+    def _stall(self) -> None:
+        """An invocation outlived its deadline: every one still running gets at most
+        ``STALLED_DEADLINE`` more, like those started from now on. So a wait whose read
+        began just before the stall was noticed answers within a fixed bound of it
+        (docs/reliability.md), instead of a whole ``DEADLINE`` later."""
+        self.stalled = True
+        self._stall_seen.set()
+        cut = anyio.current_time() + STALLED_DEADLINE
+        for scope in self._in_flight:
+            scope.deadline = min(scope.deadline, cut)
 
     def unresponsive(self) -> TmuxUnresponsive:
         return TmuxUnresponsive(
@@ -212,6 +234,10 @@ class Tmux:
             "resumes: check with list_sessions or get_server_info in a moment, then try again",
             delivery="possibly_sent",
         )
+
+    async def stall_seen(self) -> None:
+        """Return once an invocation has outlived its deadline (at once while stalled)."""
+        await self._stall_seen.wait()
 
     async def responsive(self) -> None:
         """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
@@ -224,6 +250,8 @@ class Tmux:
         if time.monotonic() - self.answered_at < PROBE_EVERY:
             return
         async with self._probing:
+            if self.stalled:  # the probe this one waited for found the server stalled
+                raise self.unresponsive()
             if time.monotonic() - self.answered_at >= PROBE_EVERY:
                 await self._invoke((("display-message", "-p", "#{pid}"),), PROBE_DEADLINE)
 
