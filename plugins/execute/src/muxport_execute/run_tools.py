@@ -27,7 +27,7 @@ from muxport import (
 from pydantic import Field
 
 from muxport_execute import frame as frames
-from muxport_execute import procs, typed_run
+from muxport_execute import procs, raw_bytes, typed_run
 from muxport_execute.dispatch import check_line, ready_shell
 from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.line_state import Line, PendingInput, read_line
@@ -91,6 +91,7 @@ class RunAnswer(Result):
     pane_lines: list[str] | None = None
     frame: FrameName = Field(description="local or typed")
     echo_off: bool | None = Field(default=None, description="a secret prompt")
+    invalid_utf8: int | None = Field(default=None, description="bytes not UTF-8 (U+FFFD)")
     prompt: list[str] | None = None
 
 
@@ -120,6 +121,7 @@ def answer(
         note=ending.note if ending else note,
         reason=ending.reason if ending else None,
         pane_lines=ending.pane_lines if ending else None,
+        invalid_utf8=ending.invalid_utf8 if ending else None,
         frame=run.frame_name,
         echo_off=reading.echo_off if reading is not None else None,
         prompt=[line for line in lines if line.strip()][-PROMPT_LINES:] if reading else None,
@@ -279,7 +281,9 @@ async def dispatch(
         try:
             sent = await ctx.tmux.run(
                 ("display-message", "-p", "-t", args.pane_id,
-                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y} #{pane_tty}"),
+                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y} #{pane_tty} "
+                 "#{pane_pipe}"),
+                raw_bytes.open_pipe(args.pane_id, frame.directory),
                 ("send-keys", "-t", args.pane_id, "-l", "--", line),
             )
         except ToolError as error:
@@ -289,10 +293,14 @@ async def dispatch(
         await release_waiter(ctx, waiter, frame.channel)
         raise
     run.dispatch()
-    pane_pid, alternate, tty = [*sent.stdout.split(), "", "", ""][:3]
+    pane_pid, alternate, tty, piped = [*sent.stdout.split(), "", "", "", ""][:4]
     if pane_pid.isdigit():
         run.view = View(int(pane_pid), group, tty)
-    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate)
+    # the pane had no pipe of the user's: the one opened above is the run's copy
+    copy = None if piped != "0" else raw_bytes.Copy(
+        args.pane_id, frame.directory, frame.start_marker, f"{frame.nonce}:e:")
+    return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate,
+                 copy=copy)
 
 
 @tool(COMMAND, title="Run a shell command")
