@@ -3,7 +3,7 @@ exit status; a run that outlives its wait can be collected later (docs/run-outco
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import anyio
 from anyio.abc import Process
@@ -24,7 +24,7 @@ from muxport import (
     keep_newest,
     tool,
 )
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from muxport_execute import frame as frames
 from muxport_execute import procs, raw_bytes, typed_run
@@ -76,7 +76,7 @@ class WaitRunArgs(Args):
 
 class RunAnswer(Result):
     pane_id: str
-    outcome: AnswerOutcome = Field(description="the note says what to do next")
+    outcome: AnswerOutcome = Field(description="see note")
     exit_status: int | None = None
     output: list[str] = Field(description="only what the command printed")
     framed: bool = Field(description="output is exactly the command's")
@@ -91,7 +91,11 @@ class RunAnswer(Result):
     pane_lines: list[str] | None = None
     frame: FrameName = Field(description="local or typed")
     echo_off: bool | None = Field(default=None, description="a secret prompt")
-    invalid_utf8: int | None = Field(default=None, description="bytes not UTF-8 (U+FFFD)")
+    # bytes not UTF-8 (README "Bytes that are not UTF-8"); left out when not known. Its
+    # schema says integer only, as note's does: tools/list stays under its limit.
+    invalid_utf8: Annotated[
+        int | None, WithJsonSchema({"type": "integer"}, mode="serialization")
+    ] = None
     prompt: list[str] | None = None
 
 
