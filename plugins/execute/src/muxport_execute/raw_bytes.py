@@ -24,6 +24,7 @@ RAW = "raw"
 # bytes copied at most: a chatty command cannot fill the disk; past it the copy ends,
 # tmux closes the pipe, and the answer says nothing about bytes (invalid_utf8 null)
 MAX_RAW = 8 << 20
+INLINE = 64 << 10  # bytes analysed on the event loop; more go to a thread
 LOOKAHEAD = 50  # raw lines searched for the one a captured line lines up with
 NOTE = (
     "the command printed {count} bytes that are not UTF-8; tmux drops them from the pane, "
@@ -86,13 +87,15 @@ async def segment(directory: Path, start: str, end: str) -> bytes | None:
     deadline = anyio.current_time() + SETTLE
     while True:
         try:
-            data = await anyio.Path(path).read_bytes()
+            # a run's copy is mostly a few hundred bytes: read at once; a large one in a thread
+            small = path.stat().st_size <= INLINE
+            data = path.read_bytes() if small else await anyio.Path(path).read_bytes()
         except OSError:
             return None
         found = between(data, start.encode(), end.encode())
         if found is not None or anyio.current_time() >= deadline:
             return found
-        await anyio.sleep(0.01)  # a file has no event: the copy lags by a loop turn of tmux
+        await anyio.sleep(0.002)  # a file has no event: the copy lags by a loop turn of tmux
 
 
 def visible(data: bytes) -> list[str]:
@@ -124,6 +127,8 @@ async def check(copy: Copy, lines: list[str]) -> tuple[int | None, list[str]]:
     data = await segment(copy.directory, copy.start, copy.end)
     if data is None:
         return None, lines
+    if len(data) <= INLINE:  # microseconds: a thread would cost more than it saves
+        return _analyse(data, lines)
     # up to MAX_RAW bytes decoded and matched: off the event loop
     return await anyio.to_thread.run_sync(_analyse, data, lines)
 
