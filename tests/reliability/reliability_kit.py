@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -602,12 +603,31 @@ class RawLauncher:
             )
         self.next_id = 1
         self._buffer = b""
+        self.send_error: EOFError | None = None
 
     def send(self, message: Mapping[str, Any] | bytes) -> None:
+        """Write one frame (or raw bytes); a launcher that closed its stdin is ``EOFError``."""
         data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
         assert self.process.stdin is not None
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
+        except BrokenPipeError as exc:
+            raise EOFError("the launcher closed its stdin") from exc
+
+    def send_behind(self, data: bytes) -> threading.Thread:
+        """Write ``data`` from a thread (a server that stops reading blocks it); a closed
+        pipe ends the thread quietly and is kept in ``send_error``."""
+
+        def write() -> None:
+            try:
+                self.send(data)
+            except EOFError as exc:
+                self.send_error = exc
+
+        thread = threading.Thread(target=write, daemon=True)
+        thread.start()
+        return thread
 
     def request(self, method: str, params: Mapping[str, Any]) -> int:
         ident = self.next_id

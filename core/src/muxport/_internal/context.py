@@ -160,14 +160,19 @@ class ToolContext:
     async def heartbeat(
         self, what: str, total: float, every: float = PROGRESS_EVERY
     ) -> AsyncIterator[None]:
-        """Send a wait's progress every ``every`` seconds while the body waits; each beat also
-        checks that tmux still answers, so a stopped server ends the wait with
-        ``tmux_unresponsive`` raised from this block (docs/runs-and-waits.md, "Budgets")."""
+        """Send a wait's progress every ``every`` seconds while the body waits (at least
+        every 5 s: clients that reset their timeout on progress keep the call alive;
+        docs/runs-and-waits.md).
+
+        Each beat also checks that tmux still answers: a stopped server ends the wait with
+        ``tmux_unresponsive`` (raised from this block) instead of holding it forever; a
+        stall noticed by any other call ends the wait at once, not at its next beat."""
         start = time.monotonic()
 
         async def beat() -> None:
             while True:
-                await anyio.sleep(every)
+                with anyio.move_on_after(every):
+                    await self.tmux.stall_seen()
                 await self.tmux.responsive()
                 await self.wait_progress(what, total, time.monotonic() - start)
 

@@ -28,18 +28,43 @@ class Liveness:
         self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
         self.stalled = False  # the last invocation to end outlived its deadline
         self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
+        self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
+        self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
 
     def limit(self, deadline: float) -> float:
         """The deadline an invocation gets now."""
         return min(deadline, STALLED_DEADLINE) if self.stalled else deadline
 
+    def track(self) -> anyio.CancelScope:
+        """The scope one invocation runs in, so that a stall can cut it short."""
+        scope = anyio.CancelScope()
+        self._in_flight.add(scope)
+        return scope
+
+    def untrack(self, scope: anyio.CancelScope) -> None:
+        self._in_flight.discard(scope)
+
     def answered(self) -> None:
         self.answered_at, self.stalled = time.monotonic(), False
+        if self._stall_seen.is_set():
+            self._stall_seen = anyio.Event()
 
     def stall(self) -> TmuxUnresponsive:
-        """Record that an invocation outlived its deadline; the error to raise for it."""
+        """Record that an invocation outlived its deadline; the error to raise for it.
+
+        Every invocation still running gets at most ``STALLED_DEADLINE`` more, like those
+        started from now on: a wait whose read began just before the stall was noticed
+        answers within a fixed bound of it (docs/reliability.md), not a whole ``DEADLINE``
+        later."""
         self.stalled = True
+        self._stall_seen.set()
+        cut = anyio.current_time() + STALLED_DEADLINE
+        for scope in self._in_flight:
+            scope.deadline = min(scope.deadline, cut)
         return self.unresponsive()
+
+    async def stall_seen(self) -> None:
+        await self._stall_seen.wait()
 
     def unresponsive(self) -> TmuxUnresponsive:
         return TmuxUnresponsive(
@@ -59,5 +84,7 @@ class Liveness:
         if time.monotonic() - self.answered_at < PROBE_EVERY:
             return
         async with self._probing:
+            if self.stalled:  # the probe this one waited for found the server stalled
+                raise self.unresponsive()
             if time.monotonic() - self.answered_at >= PROBE_EVERY:
                 await probe(PROBE_DEADLINE)

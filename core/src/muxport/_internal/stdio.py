@@ -113,8 +113,12 @@ class StdioLoop:
                 )
                 if not chunk:
                     return
-                for verdict in self.frames.feed(chunk):
+                # One chunk holds hundreds of small requests: room is checked before each
+                # one is taken from it (the rest of the chunk waits, at most CHUNK bytes).
+                verdicts = self.frames.feed(chunk)
+                while (verdict := next(verdicts, None)) is not None:
                     await self._act(verdict, to_server.send)
+                    await self.pressure.room()
 
     async def _act(self, verdict: Verdict, send: Send) -> None:
         if verdict.reply is not None:

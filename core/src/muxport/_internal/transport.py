@@ -122,16 +122,28 @@ class Tmux:
         """Run one tmux client within ``deadline``; ``start=False``: never start a server
         (the socket client never does; a forked one gets ``-N``)."""
         limit = self.liveness.limit(deadline)
+        scope = self.liveness.track()
+        done = None
         try:
-            done = None
-            if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
-                done = await self.wire.run(argv[3:], limit)
-            if done is None:  # the forked client: the fallback
-                done = await invoke.invoke(argv if start else [argv[0], "-N", *argv[1:]], limit)
+            with scope:
+                if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
+                    done = await self.wire.run(argv[3:], limit)
+                if done is None:  # the forked client: the fallback
+                    done = await invoke.invoke(
+                        argv if start else [argv[0], "-N", *argv[1:]], limit
+                    )
+            if done is None:  # cut short by a stall another invocation noticed
+                raise TimeoutError
         except TimeoutError:
             raise self.liveness.stall() from None
+        finally:
+            self.liveness.untrack(scope)
         self.liveness.answered()
         return done
+
+    async def stall_seen(self) -> None:
+        """Return once an invocation has outlived its deadline (at once while stalled)."""
+        await self.liveness.stall_seen()
 
     async def responsive(self) -> None:
         """Raise ``tmux_unresponsive`` when the server stopped answering (for waits); see

@@ -223,7 +223,8 @@ async def stop_feed(tmux: Tmux, feed: Feed) -> None:
                 await process.stdin.aclose()
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 pass
-        with anyio.move_on_after(STOP_GRACE):
+        # A stalled server detaches nobody: waiting for that would only delay the answer.
+        with anyio.move_on_after(0 if tmux.liveness.stalled else STOP_GRACE):
             await process.wait()
         await tmux.stop_client(process)
 

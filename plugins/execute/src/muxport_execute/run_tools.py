@@ -3,7 +3,7 @@ exit status; a run that outlives its wait can be collected later (docs/run-outco
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import anyio
 from anyio.abc import Process
@@ -24,10 +24,10 @@ from muxport import (
     keep_newest,
     tool,
 )
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from muxport_execute import frame as frames
-from muxport_execute import procs, shell_reads, typed_dispatch
+from muxport_execute import procs, raw_bytes, shell_reads, typed_dispatch
 from muxport_execute.dispatch import check_line, ready_shell
 from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.line_state import Line, PendingInput, read_line
@@ -76,7 +76,7 @@ class WaitRunArgs(Args):
 
 class RunAnswer(Result):
     pane_id: str
-    outcome: AnswerOutcome = Field(description="the note says what to do next")
+    outcome: AnswerOutcome = Field(description="see note")
     exit_status: int | None = None
     output: list[str] = Field(description="only what the command printed")
     framed: bool = Field(description="output is exactly the command's")
@@ -91,6 +91,11 @@ class RunAnswer(Result):
     pane_lines: list[str] | None = None
     frame: FrameName = Field(description="local or typed")
     echo_off: bool | None = Field(default=None, description="a secret prompt")
+    # bytes not UTF-8 (README "Bytes that are not UTF-8"); left out when not known. Its
+    # schema says integer only, as note's does: tools/list stays under its limit.
+    invalid_utf8: Annotated[
+        int | None, WithJsonSchema({"type": "integer"}, mode="serialization")
+    ] = None
     prompt: list[str] | None = None
 
 
@@ -120,6 +125,7 @@ def answer(
         note=ending.note if ending else note,
         reason=ending.reason if ending else None,
         pane_lines=ending.pane_lines if ending else None,
+        invalid_utf8=ending.invalid_utf8 if ending else None,
         frame=run.frame_name,
         echo_off=reading.echo_off if reading is not None else None,
         prompt=[line for line in lines if line.strip()][-PROMPT_LINES:] if reading else None,
@@ -282,7 +288,9 @@ async def dispatch(
         try:
             sent = await ctx.tmux.run(
                 ("display-message", "-p", "-t", args.pane_id,
-                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y} #{pane_tty}"),
+                 "#{pane_pid} #{alternate_saved_x},#{alternate_saved_y} #{pane_tty} "
+                 "#{pane_pipe}"),
+                raw_bytes.open_pipe(args.pane_id, frame.directory),
                 ("send-keys", "-t", args.pane_id, "-l", "--", line),
             )
         except ToolError as error:
@@ -292,11 +300,14 @@ async def dispatch(
         await release_waiter(ctx, waiter, frame.channel)
         raise
     run.dispatch()
-    pane_pid, alternate, tty = [*sent.stdout.split(), "", "", ""][:3]
+    pane_pid, alternate, tty, piped = [*sent.stdout.split(), "", "", "", ""][:4]
     if pane_pid.isdigit():
         run.view = View(int(pane_pid), group, tty)
+    # the pane had no pipe of the user's: the one opened above is the run's copy
+    copy = None if piped != "0" else raw_bytes.Copy(
+        args.pane_id, frame.directory, frame.start_marker, f"{frame.nonce}:e:")
     return Watch(ctx.tmux, run, frame, waiter, pane_pid, shell, group, before, alternate,
-                 tty, read_before, len(line.encode()))
+                 tty, read_before, len(line.encode()), copy=copy)
 
 
 @tool(COMMAND, title="Run a shell command")

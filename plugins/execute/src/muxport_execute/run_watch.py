@@ -21,6 +21,7 @@ with outcome ``error``; it never reaches the server.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ import anyio
 from anyio.abc import Process
 from muxport import Tmux, TmuxUnresponsive, ToolError
 
-from muxport_execute import procs, shell_reads
+from muxport_execute import procs, raw_bytes, shell_reads
 from muxport_execute.diagnose import not_started
 from muxport_execute.notes import stopped_recovery
 from muxport_execute.pane_view import Gone, Observation, observe, probe
@@ -65,6 +66,7 @@ class Watch:
     typed: int = 0  # bytes typed
     frame_pid: int | None = None
     declined: int = 0  # looks in a row that saw the shell take the line without running it
+    copy: raw_bytes.Copy | None = None  # the pane's raw output, copied (raw_bytes.py)
 
     @property
     def shell_pid(self) -> int | None:
@@ -227,7 +229,16 @@ async def conclude(w: Watch, gone: Gone | None) -> None:
             "history, or the pane was cleared): these are the newest lines it still holds; "
             "redirect to a file (cmd > out.txt) to keep everything"
         )
-    run.end(Ending("completed", status, found.lines, framed, not framed, note))
+    lines, invalid = found.lines, None
+    if w.copy is not None and found.started and found.ended:
+        invalid, lines = await raw_bytes.check(w.copy, lines)
+    if w.copy is not None:  # closed before the answer: the next run may copy again
+        await raw_bytes.close(w.tmux, w.copy)
+        w.copy = None
+        if invalid and note is None:
+            note = raw_bytes.NOTE.format(count=invalid)
+    run.end(Ending("completed", status, lines, framed, not framed, note,
+                   invalid_utf8=invalid))
 
 
 async def watch(w: Watch) -> None:
@@ -270,6 +281,9 @@ async def watch(w: Watch) -> None:
     finally:
         with anyio.CancelScope(shield=True):
             await stop(w)
+            if w.copy is not None:
+                with contextlib.suppress(ToolError):
+                    await raw_bytes.close(w.tmux, w.copy)
             if not run.final:  # muxport is shutting down
                 run.end(Ending("error", None, note="muxport stopped watching this run",
                                reason="shutdown"))

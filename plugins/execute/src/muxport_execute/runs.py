@@ -77,6 +77,7 @@ class Ending:
     note: str | None = None
     reason: str | None = None  # why it did not start, or what failed (error_code)
     pane_lines: list[str] | None = None  # what the pane showed, when that explains it
+    invalid_utf8: int | None = None  # bytes not UTF-8 in the raw output (None: not known)
 
 
 @dataclass
