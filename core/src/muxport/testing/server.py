@@ -165,8 +165,37 @@ class TmuxServer:
         return ShellPane(self, pane_id, window_id, session_id, shell, width)
 
     def kill(self) -> None:
+        """Kill the server and everything its panes started. tmux hangs up on its panes, but
+        a shell can outlive that (ksh93 with a KEYBD trap spins on its deleted terminal), and
+        a test's leftovers would slow every later test."""
+        try:
+            listed = self.cmd("list-panes", "-a", "-F", "#{pane_pid}", check=False, timeout=5)
+            panes = listed.split()
+        except (OSError, subprocess.SubprocessError):  # a stopped or gone server
+            panes = []
         self.cmd("kill-server", check=False)
+        kill_sessions({int(pid) for pid in panes if pid.isdigit()})
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def kill_sessions(leaders: set[int]) -> None:
+    """SIGKILL every process in the sessions that ``leaders`` lead (a pane's program leads
+    its own session: tmux starts it with setsid)."""
+    if not leaders:
+        return
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                fields = file.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) in leaders:  # field 6 of stat: the session id
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 @dataclass
