@@ -80,7 +80,10 @@ async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
     )
     head, sep, body = out.stdout.partition(END + "\n")
     fields = head.split(SEP)
-    if not sep or len(fields) != 6:
+    if not sep or len(fields) != 6 or not all(v.isdigit() for v in fields[:4]):
+        # A server or pane going away mid-answer leaves the values empty: ask once more, so
+        # that is answered as server_gone / not_found rather than as a malformed answer.
+        await ctx.tmux.run(("display-message", "-p", "-t", pane_id, "#{pane_id}"))
         raise TmuxFailed(
             f"unexpected answer from tmux for pane {pane_id}; call get_pane_info to check it"
         )
