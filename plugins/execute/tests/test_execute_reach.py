@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -262,22 +263,24 @@ async def at_prompt(pane: ShellPane) -> None:
     await eventually(last_row, lambda row: row.endswith("$"), what="the far prompt")
 
 
+def processes(matches: Callable[[os.DirEntry[str], bytes], bool]) -> list[int]:
+    """The pids whose /proc entry and command line (NUL-separated) ``matches``."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    if matches(entry, f.read()):
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 def far_processes(uid: int, argv: list[str]) -> list[int]:
     """Processes of ``uid`` running exactly ``argv`` (the far side is on this machine)."""
-    found = []
     wanted = "\0".join(argv).encode() + b"\0"
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            if entry.stat().st_uid != uid:
-                continue
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                if f.read() == wanted:
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return processes(lambda entry, line: line == wanted and entry.stat().st_uid == uid)
 
 
 @pytest.mark.parametrize("how", ["ssh", "su"])
@@ -377,16 +380,7 @@ def parent(pid: int) -> int:
 
 def session_processes(user: str) -> list[int]:
     """The sshd processes serving ``user``'s connections (``sshd: user@pts/N``)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                    if f.read().startswith(f"sshd: {user}@".encode()):
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
+    return processes(lambda _, line: line.startswith(f"sshd: {user}@".encode()))
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
