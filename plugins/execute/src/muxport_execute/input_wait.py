@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from muxport_execute.procs import stat
+from muxport_execute.procs import local_modes, stat
 
 BOUND = 0.5  # seconds a read must last before the run counts as waiting
 STEP = 0.25  # seconds between looks
@@ -118,17 +118,8 @@ def _blocked_on_tty(pid: int, rdev: int) -> bool:
 
 def echo_off(tty: str) -> bool:
     """Whether the terminal reads a line without showing it (ECHO off, ICANON on)."""
-    try:
-        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return False
-    try:
-        lflag = termios.tcgetattr(fd)[3]
-    except termios.error:
-        return False
-    finally:
-        os.close(fd)
-    return not lflag & termios.ECHO and bool(lflag & termios.ICANON)
+    lflag = local_modes(tty)
+    return lflag is not None and not lflag & termios.ECHO and bool(lflag & termios.ICANON)
 
 
 def reader(view: View) -> Reader | None:

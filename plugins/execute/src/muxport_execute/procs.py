@@ -86,14 +86,9 @@ def command_name(pid: int) -> str:
         return ""
 
 
-def canonical(tty: str) -> bool | None:
-    """Whether the terminal ``tty`` is in canonical (cooked) mode.
-
-    A line editor (readline, zle) puts the terminal in raw mode while it reads a line;
-    canonical mode with a shell in the foreground means the shell is reading some
-    other way (``read``), or has no line editor. Opened without becoming its
-    controlling terminal, and never read or written.
-    """
+def local_modes(tty: str) -> int | None:
+    """The terminal ``tty``'s termios local modes (``c_lflag``), None when unreadable.
+    Opened without becoming its controlling terminal, and never read or written."""
     if not tty.startswith("/dev/"):
         return None
     try:
@@ -101,9 +96,19 @@ def canonical(tty: str) -> bool | None:
     except OSError:
         return None
     try:
-        lflag = termios.tcgetattr(fd)[3]
+        return int(termios.tcgetattr(fd)[3])
     except termios.error:
         return None
     finally:
         os.close(fd)
-    return bool(lflag & termios.ICANON)
+
+
+def canonical(tty: str) -> bool | None:
+    """Whether the terminal ``tty`` is in canonical (cooked) mode.
+
+    A line editor (readline, zle) puts the terminal in raw mode while it reads a line;
+    canonical mode with a shell in the foreground means the shell is reading some
+    other way (``read``), or has no line editor.
+    """
+    lflag = local_modes(tty)
+    return None if lflag is None else bool(lflag & termios.ICANON)
