@@ -66,7 +66,7 @@ async def test_long_runs_are_not_waiting(stdio_client, shell_pane):
             # A program polling a pipe and the terminal is busy, not waiting on the terminal.
             group.start_soon(
                 ask, "mixed", q,
-                "sleep 3 | python3 -c 'import select,sys; select.select([0], [], [])'", 1.5,
+                "python3 -c 'import os,select; r,w=os.pipe(); select.select([0, r], [], [])'", 1.5,
             )
         slow, mixed = answers["slow"], answers["mixed"]
         assert slow["outcome"] == "timed_out" and slow.get("echo_off") is None

@@ -93,8 +93,8 @@ async def segment(directory: Path, start: str, end: str) -> bytes | None:
         except OSError:
             return None
         found = between(data, start.encode(), end.encode())
-        if found is not None or anyio.current_time() >= deadline:
-            return found
+        if found is not None or anyio.current_time() >= deadline or len(data) >= MAX_RAW:
+            return found  # a full copy has ended (dd's count): it will not grow
         await anyio.sleep(0.002)  # a file has no event: the copy lags by a loop turn of tmux
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from muxport import Refused
 
 from muxport_execute.frame import is_posix_shell
+from muxport_execute.notes import program_name
 from muxport_execute.procs import foreground_group
 from muxport_execute.typed_frame import CARRIERS, MAX_TYPED, Kind, is_carrier
 
@@ -30,10 +31,6 @@ class Reach:
     kind: Kind | None  # None: the far shell is unknown, the typed frame probes it first
     local_view: bool  # the run's processes are on this machine: /proc shows them
     carrier: str = ""  # the carrier in the foreground (ssh, su...), if any
-
-
-def program_name(command: str) -> str:
-    return command.strip().lstrip("-").rsplit("/", 1)[-1]
 
 
 def foreground_uid(pane_pid: str) -> int | None:

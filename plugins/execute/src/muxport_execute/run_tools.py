@@ -31,9 +31,9 @@ from muxport_execute import procs, raw_bytes, shell_reads, typed_dispatch
 from muxport_execute.dispatch import check_line, ready_shell
 from muxport_execute.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.line_state import Line, PendingInput, read_line
-from muxport_execute.notes import stop_recovery
+from muxport_execute.notes import program_name, stop_recovery
 from muxport_execute.pane_view import observe
-from muxport_execute.reach import Requested, choose, program_name
+from muxport_execute.reach import Requested, choose
 from muxport_execute.run_watch import Watch, stopped_note, watch
 from muxport_execute.runs import FrameName, Run, RunTable
 from muxport_execute.typed_frame import is_carrier

@@ -16,8 +16,8 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from muxport_execute import procs
+from muxport_execute.notes import program_name
 from muxport_execute.pane_view import Observation
-from muxport_execute.reach import program_name
 from muxport_execute.runs import Ending, Run
 from muxport_execute.typed_frame import TypedFrame
 
