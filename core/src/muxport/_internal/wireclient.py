@@ -32,12 +32,12 @@ class _Output(ByteReceiveStream):
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         client = self.client
-        while not client.stdout_data and not client.ended:
+        while len(client.out) == client.handed and not client.ended:
             await client.pump()
-        if not client.stdout_data:
+        if len(client.out) == client.handed:
             raise anyio.EndOfStream
-        data = bytes(client.stdout_data[:max_bytes])
-        del client.stdout_data[:max_bytes]
+        data = bytes(client.out[client.handed : client.handed + max_bytes])
+        client.handed += len(data)
         return data
 
     async def aclose(self) -> None:
@@ -53,8 +53,8 @@ class WireClient(Process):
         self.frames = wire.Frames()
         self.lock = anyio.Lock()
         self.streams: dict[int, bytearray | None] = {}  # stream number -> buffer (None: refused)
-        self.stdout_data = bytearray()  # not yet handed to a stdout reader
         self.out = bytearray()  # everything stream 1 got (for a one-shot command)
+        self.handed = 0  # bytes of ``out`` already handed to a stdout reader
         self.err = bytearray()
         self.status: int | None = None
         self.ended = False
@@ -147,8 +147,6 @@ class WireClient(Process):
             target = self.streams.get(stream)
             if target is not None:
                 target += data[wire.INT.size :]
-                if target is self.out:
-                    self.stdout_data += data[wire.INT.size :]
         elif kind == wire.MSG_READ_OPEN and len(data) >= wire.PAIR.size:
             stream, fd = wire.PAIR.unpack_from(data)
             # stdin is /dev/null: end of file at once; a named file is refused
