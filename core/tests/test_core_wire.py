@@ -80,7 +80,7 @@ async def test_another_protocol_version_switches_to_the_forked_client(
     transport = WireTransport(path)
     with anyio.fail_after(10):
         assert await transport.run(["list-sessions"]) is None
-    assert transport.enabled is False  # for good: later commands fork at once
+    assert transport.speaks is False  # for good: later commands fork at once
     await anyio.to_thread.run_sync(thread.join, 10)
     transport.close()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from muxport._internal.errors import StartupError
-from muxport._internal.facts import refuse_control_chars
+from muxport._internal.facts import refuse_control_chars, version_key
 from muxport._internal.transport import Tmux
 
 DAEMON_NAME = "muxport"
@@ -43,6 +42,7 @@ class Connection:
     config: str
     version: str
     tmux: Tmux
+    server_version: str = ""  # the running server's own, which may differ from the binary's
 
     @property
     def attach_command(self) -> str:
@@ -56,6 +56,7 @@ class Connection:
             "server_state": self.state,
             "configuration": self.config,
             "tmux_version": self.version,
+            "server_version": self.server_version or "unknown (no server yet)",
             "attach_command": self.attach_command,
         }
 
@@ -111,10 +112,7 @@ def socket_for_name(name: str) -> str:
 async def check_version(tmux: Tmux) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
     text = await tmux.version()
-    if "master" in text or "next" in text:
-        return text
-    found = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
-    if found is None or (int(found[1]), int(found[2]), found[3]) < FLOOR:
+    if version_key(text) < FLOOR:
         raise StartupError(
             f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
             "(control mode flags, wait-for and format variables it relies on). Install a "
@@ -136,14 +134,24 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         running = probe.returncode == 0 or "no current" in probe.stderr
         state: State = "existing" if running else "absent"
         return Connection(selector, settings.selector_source, tmux.socket_path, state,
-                          "the server's own", version, tmux)
+                          "the server's own", version, tmux, await server_version(tmux))
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
     if start:
         state = await start_daemon(tmux, settings.tmux_config or str(DAEMON_CONFIG))
     else:
         probe = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
         state = "existing" if probe.returncode == 0 else "absent"
-    return Connection("dedicated", "default", tmux.socket_path, state, provenance, version, tmux)
+    return Connection("dedicated", "default", tmux.socket_path, state, provenance, version, tmux,
+                      await server_version(tmux))
+
+
+async def server_version(tmux: Tmux) -> str:
+    """The running server's ``#{version}`` ("" with no server): tmux upgraded under a
+    running server is still the old server, and its quirks are what count."""
+    found = await tmux.run(("display-message", "-p", "#{version}"), check=False)
+    version = found.stdout.strip() if found.returncode == 0 else ""
+    tmux.wire.server_version = version
+    return version
 
 
 async def start_daemon(tmux: Tmux, config: str) -> State:

@@ -7,6 +7,7 @@ what a failed invocation's stderr says, and the argv rules (``#`` doubled, a tra
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -97,6 +98,37 @@ def refuse_nul(argv: list[str]) -> list[str]:
             "remove it and call again", delivery="not_sent",
         )
     return argv
+
+
+NEWEST = (99, 0, "")
+# tmux 3.7 stopped notifying control clients that are not fully attached (upstream commits
+# e5a2a25 and 31c93c4); before it, one starting while a notification fires crashes the
+# server (docs/tmux-facts.md, "Control mode").
+CONTROL_NOTIFY_FIXED = (3, 7, "")
+
+
+# tmux 3.7 refuses send-keys when its target client (without -c: the most recently active
+# attached one) is read-only, as a person's `attach -r` or muxport's own feed is; a -c
+# naming no client leaves none, which is what older servers' keys reached anyway
+# (cmd-send-keys.c; docs/tmux-facts.md, "Panes and input").
+SEND_KEYS_CHECKS_CLIENT = (3, 7, "")
+NO_CLIENT = "muxport:no-client"
+
+
+def for_server(name: str, server_version: str) -> tuple[str, ...]:
+    """A command's name, and what this server needs right after it to mean what 3.3a does."""
+    if name in ("send-keys", "send") and version_key(server_version) >= SEND_KEYS_CHECKS_CLIENT:
+        return (name, "-c", NO_CLIENT)
+    return (name,)
+
+
+def version_key(text: str) -> tuple[int, int, str]:
+    """``3.3a`` -> (3, 3, "a"), as ``tmux -V`` or ``#{version}`` print it; ``next-3.8`` is
+    3.8 and ``master`` the newest; unreadable text sorts below every release."""
+    if "master" in text:
+        return NEWEST
+    found = re.search(r"(\d+)\.(\d+)([a-z]?)", text)
+    return (int(found[1]), int(found[2]), found[3]) if found else (0, 0, "")
 
 
 def literal(value: str) -> str:

@@ -57,7 +57,7 @@ class Tmux:
         for index, command in enumerate(commands):
             if index:
                 argv.append(";")
-            argv.append(command[0])
+            argv.extend(facts.for_server(command[0], self.wire.server_version))
             argv.extend(facts.escape_arg(str(arg)) for arg in command[1:])
         return argv
 
@@ -181,10 +181,17 @@ class Tmux:
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
         await self._guard(hookguard.Wanted.of_client(args))
-        try:  # over the socket where it can go (control mode always forks)
-            client: Process | None = await self.wire.start(refuse_nul(list(args)))
+        control = args[:1] == ("-C",)
+        try:  # over the socket where it can go (docs/transport.md)
+            client: Process | None = await (
+                self.wire.start_control(refuse_nul(list(args[1:]))) if control
+                else self.wire.start(refuse_nul(list(args)))
+            )
         except TimeoutError:
             raise self.liveness.stall() from None
+        if client is None and control and not self.wire.may_fork_control():
+            raise RuntimeError(f"a forked control client could crash tmux "
+                               f"{self.wire.server_version or '(unknown version)'}")
         if client is None:
             async with self._starting:
                 argv = refuse_nul([self.binary, "-S", self.socket_path, *args])

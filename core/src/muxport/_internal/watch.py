@@ -112,22 +112,38 @@ class Feed:
             self.ring_all()
 
     async def read(self) -> None:
-        """Read the client's output until it ends; then wake everyone so they re-check."""
-        assert self.process is not None and self.process.stdout is not None
+        """Read the client's output until it ends or the client exits (a control client over
+        the socket keeps its output open until it is closed); then wake everyone so they
+        re-check."""
+        process = self.process
+        assert process is not None
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def exited() -> None:
+                    await process.wait()
+                    group.cancel_scope.cancel()
+
+                group.start_soon(exited)
+                await self._lines(process)
+                group.cancel_scope.cancel()
+        finally:
+            self.alive = False
+            self.ready.set()
+            self.ring_all()
+
+    async def _lines(self, process: Process) -> None:
+        assert process.stdout is not None
         pending = b""
         try:
             while True:
-                chunk = await self.process.stdout.receive()
+                chunk = await process.stdout.receive()
                 lines = (pending + chunk).split(b"\n")
                 pending = lines.pop()
                 for line in lines:
                     self.dispatch(line)
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
-        finally:
-            self.alive = False
-            self.ready.set()
-            self.ring_all()
 
 
 class Feeds:

@@ -11,6 +11,7 @@ import asyncio
 import os
 import socket
 from signal import Signals
+from typing import Self
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
@@ -62,19 +63,13 @@ class WireClient(Process):
         self._stdout = _Output(self)
 
     @classmethod
-    async def connect(cls, path: str, null_fd: int) -> WireClient:
-        """Connect and identify; ``Unreachable`` when there is nothing to talk to."""
+    async def connect(cls, path: str) -> Self:
+        """Connect; ``Unreachable`` when there is nothing to talk to."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.setblocking(False)
         client = cls(sock)
         try:
             await client.loop.sock_connect(sock, path)
-            environ = dict(os.environ)
-            await client.send(wire.identify_head(environ, os.getcwd()))
-            # One descriptor per message, each in its own sendmsg (tmux takes one per read).
-            await client.send(wire.frame(wire.IDENTIFY_STDIN, has_fd=True), null_fd)
-            await client.send(wire.frame(wire.IDENTIFY_STDOUT, has_fd=True), null_fd)
-            await client.send(wire.identify_tail(environ))
         except OSError as exc:
             sock.close()
             raise Unreachable(str(exc)) from exc
@@ -82,6 +77,22 @@ class WireClient(Process):
             sock.close()
             raise
         return client
+
+    async def identify(self, flags: int, last: bytes, fd: int = -1,
+                       fd_header: wire.FdHeader | None = None) -> None:
+        """Identify with ``flags``, then send ``last`` (the command) in the same write as
+        the flags and ``IDENTIFY_DONE``; ``fd`` goes as stdin and stdout first (control
+        mode), one message per sendmsg since tmux takes one descriptor per read."""
+        environ = dict(os.environ)
+        about = wire.identify_about(environ, os.getcwd())
+        done = wire.identify_done(flags) + last
+        if fd < 0:
+            await self.send(about + done)
+            return
+        await self.send(about)
+        await self.send(wire.frame(wire.IDENTIFY_STDIN, fd=fd_header), fd)
+        await self.send(wire.frame(wire.IDENTIFY_STDOUT, fd=fd_header), fd)
+        await self.send(done)
 
     async def send(self, data: bytes, fd: int | None = None) -> None:
         """Send ``data`` (with ``fd`` passed along its first byte), waiting while the

@@ -10,9 +10,10 @@ import os
 
 import anyio
 
-from muxport._internal import wire
+from muxport._internal import facts, wire
 from muxport._internal.invoke import DEADLINE, Finished
 from muxport._internal.wireclient import Unreachable, WireClient
+from muxport._internal.wirecontrol import ControlClient
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +36,13 @@ class WireTransport:
     def __init__(self, socket_path: str) -> None:
         self.socket_path = socket_path
         self.enabled = os.environ.get(ENV, "").strip().lower() != "fork"
+        self.speaks = True  # False once the server answered another protocol version
+        self.fd_header: wire.FdHeader | None = None  # found by ``probe_fd_header``
+        self.server_version = ""  # the running server's ``#{version}`` (set at connection)
         self._null: int | None = None
 
     def null_fd(self) -> int:
-        """``/dev/null``, passed as the client's stdin and stdout (opened once)."""
+        """``/dev/null``, passed as stdin by the header probe (opened once)."""
         if self._null is None:
             self._null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
         return self._null
@@ -47,6 +51,7 @@ class WireTransport:
         """Control mode (``-C``) and file commands stay with the forked client."""
         return (
             self.enabled
+            and self.speaks
             and bool(args)
             and not args[0].startswith("-")
             and not FILE_COMMANDS.intersection(command_names(args))
@@ -58,18 +63,69 @@ class WireTransport:
         if not self.usable(args):
             return None
         try:
+            last = wire.command(args)
+        except wire.TooLong:
+            return None  # the tmux binary says "command too long" itself
+        try:
             with anyio.fail_after(deadline):
-                client = await WireClient.connect(self.socket_path, self.null_fd())
+                client = await WireClient.connect(self.socket_path)
         except Unreachable:
             return None
         try:
-            await client.send(wire.command(args))
-        except wire.TooLong:
-            await client.aclose()
-            return None  # the tmux binary says "command too long" itself
+            # One write: identify, flags, done and the command (no descriptor to pass).
+            await client.identify(wire.client_flags(os.environ), last)
         except OSError:
             client.lost()
         return client
+
+    async def probe_fd_header(self, deadline: float = DEADLINE) -> wire.FdHeader | None:
+        """How this server's imsg marks a passed descriptor (docs/transport.md, "Two imsg
+        headers"), found once: a harmless ``start-server`` with a descriptor in each
+        spelling; a server that cannot read one drops the connection before running it.
+        ``None``: neither answered (no server, another protocol)."""
+        if self.fd_header is not None or not self.speaks:
+            return self.fd_header
+        for header in wire.FdHeader:
+            try:
+                with anyio.fail_after(deadline):
+                    client = await WireClient.connect(self.socket_path)
+                    try:
+                        await client.identify(wire.client_flags(os.environ),
+                                              wire.command(["start-server"]),
+                                              self.null_fd(), header)
+                        status = await client.wait()
+                    except OSError:
+                        status = 1
+                    finally:
+                        await client.aclose()
+            except Unreachable:
+                return None
+            if client.mismatch:
+                self.speaks = False
+                return None
+            if status == 0:
+                self.fd_header = header
+                return header
+        return None
+
+    def may_fork_control(self) -> bool:
+        """Whether a forked ``tmux -C`` is safe: only on a server that skips control clients
+        still attaching when it notifies (3.7 and newer; docs/tmux-facts.md)."""
+        return facts.version_key(self.server_version) >= facts.CONTROL_NOTIFY_FIXED
+
+    async def start_control(self, args: list[str]) -> ControlClient | None:
+        """A control client over the socket; ``None``: fork it (``MUXPORT_TRANSPORT=fork``
+        where that is safe, or where the socket cannot do it)."""
+        if not self.enabled and self.may_fork_control():
+            return None
+        header = await self.probe_fd_header()
+        if header is None:
+            return None
+        try:
+            with anyio.fail_after(DEADLINE):
+                return await ControlClient.start(self.socket_path, args, header)
+        except (Unreachable, wire.TooLong):
+            return None
 
     async def run(self, args: list[str], deadline: float = DEADLINE) -> Finished | None:
         """Run one invocation; what it printed, or ``None``: use the fork.
@@ -85,7 +141,7 @@ class WireTransport:
         if client.mismatch:
             log.warning("the tmux server speaks another protocol than %s: forking tmux clients",
                         wire.PROTOCOL_VERSION)
-            self.enabled = False
+            self.speaks = False
             return None
         return Finished(status, bytes(client.out), bytes(client.err))
 

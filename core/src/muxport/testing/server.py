@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from muxport._internal.facts import for_server
 from muxport.testing.waiting import eventually_blocking
 
 READY_TIMEOUT = 20.0
@@ -45,6 +46,10 @@ class TmuxServer:
         config = self.dir / "tmux.conf"
         config.write_text(CONFIG)
         self.cmd("-f", str(config), "start-server")
+        self.version = self.cmd("display-message", "-p", "#{version}").strip()
+        # send-keys as muxport sends it to this version (tmux 3.7 refuses keys whose
+        # implicit target client is read-only, as a feed is: facts.for_server)
+        self.send_keys = for_server("send-keys", self.version)
 
     def cmd(self, *args: str, check: bool = True, timeout: float = 20.0) -> str:
         """Run tmux against this server (synchronously: tests only) and return stdout."""
@@ -210,9 +215,10 @@ class ShellPane:
     width: int
 
     def type(self, text: str, enter: bool = True) -> None:
-        self.server.cmd("send-keys", "-t", self.pane_id, "-l", "--", text)
+        keys = self.server.send_keys
+        self.server.cmd(*keys, "-t", self.pane_id, "-l", "--", text)
         if enter:
-            self.server.cmd("send-keys", "-t", self.pane_id, "Enter")
+            self.server.cmd(*keys, "-t", self.pane_id, "Enter")
 
     def run(self, command: str, timeout: float = READY_TIMEOUT) -> None:
         """Type ``command`` and wait until it has finished (it signals a private channel)."""
