@@ -6,6 +6,10 @@
 - ``stdio_client``: a factory for the installed launcher over real stdio on ``tmux_server``.
 - ``fake_tmux``: a fake transport for unit tests of pure logic.
 
+``--tmux-bin PATH`` (or ``MUXPORT_TEST_TMUX=PATH``) runs the tests against another tmux
+binary: its directory goes first on ``PATH``, so the test servers, the forked clients and
+the launchers all find it as ``tmux`` (docs/tmux-facts.md, "Versions").
+
 Coroutine tests that ask for one of these fixtures run on anyio (asyncio) without a
 marker. Nothing else in a project changes: other tests, coroutine or not, are left to
 whatever that project uses (installing muxport must not change pytest for everyone).
@@ -14,6 +18,7 @@ whatever that project uses (installing muxport must not change pytest for everyo
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -48,6 +53,24 @@ def mark_anyio(collector: pytest.Collector, name: str, obj: object, every: bool)
     )
     if is_test and inspect.iscoroutinefunction(obj) and (every or uses_kit(obj)):
         pytest.mark.usefixtures("anyio_backend")(pytest.mark.anyio(obj))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--tmux-bin", default=os.environ.get("MUXPORT_TEST_TMUX") or None,
+        help="the tmux binary to test against (default: tmux on PATH; env MUXPORT_TEST_TMUX)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    binary = config.getoption("--tmux-bin")
+    if not binary:
+        return
+    found = shutil.which(binary)
+    if found is None or os.path.basename(found) != "tmux":
+        raise pytest.UsageError(f"--tmux-bin {binary}: not an executable named tmux")
+    folder = os.path.dirname(os.path.abspath(found))
+    os.environ["PATH"] = folder + os.pathsep + os.environ.get("PATH", "")
 
 
 @pytest.hookimpl(tryfirst=True)
