@@ -1,0 +1,46 @@
+"""A short soak under mixed load (docs/reliability.md, "Soak"): 4 launchers over real stdio,
+12 panes in bash, zsh and dash, runs, waits, reads, send_keys and session and window churn
+at once for SOAK seconds. The tmux server must survive (issue 18: tmux 3.3a segfaulted,
+docs/tmux-facts.md), every answer must be right, and the launchers' memory and open files,
+and the tmux clients, must come back to where they were.
+
+The tmux binary is the one on PATH (``PATH=.../3.7c/bin:$PATH pytest ...`` for another
+version); the 5-minute soak with a table is ``python -m bench.soak``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from soak_kit import LAUNCHERS, SHELLS, Soak
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(200)]
+SOAK = float(os.environ.get("MUXPORT_SOAK_SECONDS", "50"))
+RSS_GROWTH = 32 << 20  # bytes a launcher may grow by over the soak (allocator slack)
+FD_SLACK = 0  # open files once idle again: none more than before the load
+
+
+async def test_mixed_load_soak(tmux_server, sandbox):
+    missing = [shell for shell in SHELLS if shutil.which(shell) is None]
+    if missing:
+        pytest.skip(f"not installed: {missing}")
+    report = await Soak(tmux_server).run(SOAK)
+    print(f"\nsoak {report.tmux} {report.seconds:.0f}s: {sum(report.calls.values())} calls "
+          f"{dict(report.calls)}; rss {report.rss}; fds {report.fds}; "
+          f"connections {report.connections}; errors {len(report.errors)} {report.errors[:3]}; "
+          f"wrong {len(report.wrong)} {report.wrong[:3]}")
+    assert not report.crashed, "the tmux server died"
+    assert report.errors == []
+    assert report.wrong == []
+    assert report.provoked == LAUNCHERS  # the deliberate bad pane id: not_found, each time
+    for tool in ("run_shell_command", "wait_for_text", "wait_for_channel", "send_keys",
+                 "create_session", "kill_session", "kill_window", "capture_pane"):
+        assert report.calls[tool] > LAUNCHERS, (tool, report.calls)
+    for start, end in report.rss:
+        assert end - start < RSS_GROWTH, report.rss
+    for start, end in report.fds:
+        assert end <= start + FD_SLACK, report.fds
+    assert report.clients_left == []
+    assert report.connections[1] == report.connections[0]
