@@ -25,7 +25,7 @@ def test_a_descriptor_is_marked_in_either_header() -> None:
     new = wire.frame(wire.IDENTIFY_STDIN, fd=wire.FdHeader.MARK)
     assert wire.HEADER32.unpack_from(new)[:3] == (wire.IDENTIFY_STDIN, 16 | wire.FD_MARK, 8)
     plain = wire.frame(wire.IDENTIFY_DONE)
-    assert wire.HEADER.unpack_from(plain)[:4] == wire.HEADER32.unpack_from(plain)[:2] + (0, 8)
+    assert wire.HEADER.unpack_from(plain)[:4] == (*wire.HEADER32.unpack_from(plain)[:2], 0, 8)
 
 
 def recording_server(path: str) -> tuple[threading.Thread, list[tuple[list[int], int]]]:

@@ -16,6 +16,7 @@ from muxport._internal import VERSION, app, heap
 from muxport._internal.caller import detect
 from muxport._internal.connection import connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
+from muxport._internal.facts import version_key
 from muxport._internal.selection import parse_request
 from muxport._internal.settings import Environment
 from muxport._internal.surface import build
@@ -74,6 +75,12 @@ async def doctor(args: argparse.Namespace) -> None:
     would_create = conn.selector == "dedicated" and conn.state != "existing"
     surface = build(toolsets, request, would_create, settings.tmux_config is not None)
     print(f"tmux: {conn.tmux.binary} ({conn.version})")
+    running = conn.server_version or "none running"
+    differs = conn.server_version and version_key(conn.server_version) != version_key(conn.version)
+    print(f"server: tmux {running}" + (" (not the binary's version: muxport speaks to the "
+                                       "server's, with its quirks)" if differs else ""))
+    for key, value in conn.tmux.wire.report().items():
+        print(f"transport {key.replace('_', ' ')}: {value}")
     print(f"socket: {conn.socket_path} ({conn.selector}, from {conn.source}; server {conn.state})")
     print(f"caller: {' '.join(filter(None, (caller.relation, caller.pane_id)))} ({caller.how})")
     print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")

@@ -57,6 +57,7 @@ class Connection:
             "configuration": self.config,
             "tmux_version": self.version,
             "server_version": self.server_version or "unknown (no server yet)",
+            **{f"transport_{k}": v for k, v in self.tmux.wire.report().items()},
             "attach_command": self.attach_command,
         }
 
@@ -151,6 +152,8 @@ async def server_version(tmux: Tmux) -> str:
     found = await tmux.run(("display-message", "-p", "#{version}"), check=False)
     version = found.stdout.strip() if found.returncode == 0 else ""
     tmux.wire.server_version = version
+    if version:
+        await tmux.wire.probe_fd_header()  # for the report; one round trip
     return version
 
 

@@ -108,6 +108,24 @@ class WireTransport:
                 return header
         return None
 
+    def report(self) -> dict[str, str]:
+        """How commands and control clients reach the server, and why (doctor, capabilities)."""
+        forced = "fork: MUXPORT_TRANSPORT=fork"
+        other = "fork: the server answered another protocol version"
+        commands = "socket" if self.enabled and self.speaks else forced if self.speaks else other
+        if not self.enabled and self.may_fork_control():
+            control = forced
+        elif self.fd_header is not None:
+            control = f"socket ({self.fd_header.value} descriptors)"
+        elif self.speaks:
+            control = "socket (header not probed yet: no server)"
+        elif self.may_fork_control():
+            control = other
+        else:
+            control = ("none: a forked tmux -C could crash this server (before 3.7); "
+                       "waits re-check on a timer")
+        return {"commands": commands, "control_clients": control}
+
     def may_fork_control(self) -> bool:
         """Whether a forked ``tmux -C`` is safe: only on a server that skips control clients
         still attaching when it notifies (3.7 and newer; docs/tmux-facts.md)."""
