@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from muxport._internal import objects
 from muxport.testing import TmuxServer, eventually
 from reliability_kit import STATS, error_code, id_kind, short, types_of
 
@@ -139,10 +140,11 @@ def is_array(schema: dict[str, Any], slot: str, inner: str | None, root: dict[st
 
 def tmux_strings(server: TmuxServer) -> list[str]:
     """Every name, title, path and user option the test's server holds now."""
-    formats = ("#{session_name}", "#{window_name}", "#{pane_title}", "#{pane_current_path}")
+    formats = ("session_name", "window_name", "pane_title", "pane_current_path")
     found: list[str] = []
     for fmt in formats:
-        found += server.cmd("list-panes", "-a", "-F", fmt + "\x1e", check=False).split("\x1e\n")
+        out = server.cmd("list-panes", "-a", "-F", objects.fmt((fmt,)), check=False)
+        found += [row[0] for row in objects.records(out)]
     found += server.cmd("show-options", "-g", check=False).splitlines()
     found += server.cmd("list-buffers", "-F", "#{buffer_sample}", check=False).splitlines()
     return found
@@ -204,8 +206,8 @@ async def wait_for_path(server: TmuxServer, path: str, timeout: float = 5.0) -> 
     """The current paths of all panes, once one of them is ``path`` (bounded)."""
 
     def paths() -> list[str]:
-        out = server.cmd("list-panes", "-a", "-F", "#{pane_current_path}\x1e", check=False)
-        return out.split("\x1e\n")
+        out = server.cmd("list-panes", "-a", "-F", objects.fmt(("pane_current_path",)), check=False)
+        return [row[0] for row in objects.records(out)]
 
     return await eventually(paths, lambda now: path in now, within=timeout, last_on_timeout=True)
 

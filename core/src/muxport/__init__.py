@@ -54,11 +54,12 @@ from muxport._internal.objects import (
     Session,
     Window,
     apply,
+    field,
     fmt,
+    head,
     parse,
     parse_pane,
     records,
-    unescape,
 )
 from muxport._internal.regex import Compiled, compile_user_regex, search
 from muxport._internal.registry import ToolRegistry
@@ -138,7 +139,9 @@ __all__ = [
     "compile_user_regex",
     "effective_timeout",
     "exact_id",
+    "field",
     "fmt",
+    "head",
     "hookimpl",
     "keep_newest",
     "literal",
@@ -147,6 +150,5 @@ __all__ = [
     "records",
     "search",
     "tool",
-    "unescape",
     "watcher"
 ]

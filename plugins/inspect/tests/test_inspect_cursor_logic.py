@@ -61,7 +61,7 @@ def test_step_delivers_lines_after_the_anchor_and_detects_loss():
 async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
     # Screen of 5 rows, cursor on row 2: rows 3 and 4 are below it.
     fake_tmux.answers = {
-        "display-message": "3\x1f2\x1f5\x1f99\x1f0\x1f$1\x1e\n",
+        "display-message": "3|2|5|99|0|\\$1&\n",
         "capture-pane": "h1\nh2\nh3\nrow0\nrow1\n$ par\n\n\n",
     }
     ctx = tool_context(fake_tmux, "capture_since")

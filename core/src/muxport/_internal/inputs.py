@@ -143,7 +143,7 @@ async def check_input(
     panes: list[_Pane] = []
     clients: list[_Client] = []
     for record in records(out.stdout):
-        kind, _, rest = record.partition(SEP)
+        kind, rest = record[0], record[1:]
         if kind == "P":
             panes.append(parse(_Pane, PANE_FORMAT, rest))
         elif kind == "C":

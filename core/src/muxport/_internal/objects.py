@@ -1,15 +1,19 @@
 """The shared records (session, window, pane) and the tmux queries that fill them.
 
-Every toolset answers with these shapes, so they live in the core. Fields are
-read with ``-F`` formats joined by US (0x1f) and ended by RS (0x1e): tmux escapes
-control characters inside names (``\\037``, ``\\t``), and the record end keeps a raw
-newline in a path from splitting a record.
+Every toolset answers with these shapes, so they live in the core. This module is the
+ONE place that builds ``-F`` / ``display -p`` formats and reads them back: every value
+is printed through ``#{q:}`` (which puts a backslash before ``\\`` and shell
+punctuation), fields are joined by a bare ``|`` and records end with a bare ``&``.
+Neither separator is a control character, so the octal escaping tmux 3.4 and 3.5a
+apply to printed lines cannot touch them, and a value's own ``|``, ``&`` or ``\\`` is
+always escaped: the reading is exact on every version (docs/tmux-facts.md, "Format
+output").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
@@ -17,15 +21,80 @@ from pydantic import BaseModel, Field
 from muxport._internal.caller import Caller
 from muxport._internal.transport import Tmux
 
-SEP = "\x1f"
-END = "\x1e"
-_ESCAPE = re.compile(r"\\(\\|n|t|r|[0-7]{3})")
-_SIMPLE = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+SEP = "|"  # between fields: bare in the format, escaped (\\|) inside any #{q:} value
+END = "&"  # after each record: tmux adds its own newline after it
+# A backslash starts one escape: three octal digits or a C-style letter come from
+# tmux 3.4/3.5a's VIS_OCTAL|VIS_CSTYLE pass over the line (server_client_print); any
+# other character after it is #{q:}'s (format_quote_shell never escapes a letter or a
+# digit, and escapes every backslash, so the two never meet).
+_TOKEN = re.compile(r"\\([0-7]{3})|\\([abfrv])|\\(.)|([|&])|([^\\|&]+)|(\\)\Z", re.S)
+_CSTYLE = {"a": "\a", "b": "\b", "f": "\f", "r": "\r", "v": "\v"}
+Fields = list[str]
 
 
-def unescape(value: str) -> str:
-    """Undo tmux's C-style escaping of control characters in ``-F`` output."""
-    return _ESCAPE.sub(lambda m: _SIMPLE.get(m.group(1)) or chr(int(m.group(1), 8)), value)
+def field(var: str) -> str:
+    """The format printing one tmux variable so that ``records`` reads it back exactly."""
+    return "#{q:" + var + "}"
+
+
+def fmt(fields: dict[str, str] | Iterable[str]) -> str:
+    """The ``-F`` format reading ``fields`` (record key -> tmux variable, or variables)."""
+    names = fields.values() if isinstance(fields, dict) else fields
+    return SEP.join(field(var) for var in names) + END
+
+
+def _cut(stdout: str, limit: int | None = None) -> tuple[list[Fields], str]:
+    """Up to ``limit`` records from the start of ``stdout``, and the text after them."""
+    found: list[Fields] = []
+    fields: Fields = []
+    value: list[str] = []
+    raw = bytearray()  # octal escapes in a row: one byte sequence, decoded as tmux's bytes
+
+    def flush() -> None:
+        if raw:
+            value.append(raw.decode("utf-8", "replace"))
+            raw.clear()
+
+    position = 0
+    for match in _TOKEN.finditer(stdout):
+        octal, letter, quoted, sep, text, _tail = match.groups()
+        if octal is not None:
+            raw.append(int(octal, 8) & 0xFF)
+            continue
+        flush()
+        if letter is not None:
+            value.append(_CSTYLE[letter])
+        elif quoted is not None:
+            value.append(quoted)
+        elif sep is not None:
+            fields.append("".join(value))
+            value.clear()
+            if sep == END:
+                found.append(fields)
+                fields = []
+                position = match.end()
+                if stdout.startswith("\n", position):  # the newline tmux ends each line with
+                    position += 1
+                if limit is not None and len(found) == limit:
+                    return found, stdout[position:]
+        elif match.start() < position:  # text starting with that newline
+            value.append(text[1:])
+        else:
+            value.append(text or "\\")
+    return found, stdout[position:]
+
+
+def records(stdout: str) -> list[Fields]:
+    """The records of ``fmt`` output, one list of exact values per object (text that is
+    not a record, such as a trailing newline, is left out)."""
+    return _cut(stdout)[0]
+
+
+def head(stdout: str) -> tuple[Fields, str]:
+    """The first record and the raw text after it (a capture printed after a header);
+    no record: empty fields and the whole text."""
+    found, rest = _cut(stdout, 1)
+    return (found[0], rest) if found else ([], stdout)
 
 
 class Session(BaseModel):
@@ -84,19 +153,8 @@ PANE_FIELDS = {
 M = TypeVar("M", bound=BaseModel)
 
 
-def fmt(fields: dict[str, str]) -> str:
-    """The ``-F`` format reading ``fields`` (record key -> tmux variable)."""
-    return SEP.join("#{" + var + "}" for var in fields.values()) + END
-
-
-def records(stdout: str) -> list[str]:
-    """The records of ``fmt`` output, one per object."""
-    return [r.lstrip("\n") for r in stdout.split(END) if r.strip("\n")]
-
-
-def parse(model: type[M], fields: dict[str, str], line: str, **extra: object) -> M:
-    """One record from one line of ``fmt(fields)`` output (an empty optional int is null)."""
-    values = [unescape(v) for v in line.split(SEP)]
+def parse(model: type[M], fields: dict[str, str], values: Sequence[str], **extra: object) -> M:
+    """One object from one record of ``fmt(fields)`` output (an empty optional int is null)."""
     data: dict[str, object] = dict(zip(fields, values, strict=False))
     for key, info in model.model_fields.items():
         if info.annotation is bool and key in data:
@@ -109,9 +167,8 @@ def parse(model: type[M], fields: dict[str, str], line: str, **extra: object) ->
     return model.model_validate(data)
 
 
-def parse_pane(line: str, caller: Caller) -> Pane:
-    pane_id = line.split(SEP, 1)[0]
-    return parse(Pane, PANE_FIELDS, line, caller=caller.marks(pane_id))
+def parse_pane(values: Sequence[str], caller: Caller) -> Pane:
+    return parse(Pane, PANE_FIELDS, values, caller=caller.marks(values[0] if values else ""))
 
 
 async def apply(

@@ -31,15 +31,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport import SEP, Tmux
+from muxport import Tmux, fmt, head
 
 from muxport_execute import procs
 from muxport_execute.shell_reads import pending_read
 
 Verdict = Literal["empty", "text", "continuation", "reading"]
-LINE_FORMAT = SEP.join(
-    ["#{cursor_x}", "#{cursor_y}", "#{pane_tty}", "#{pane_current_command}", "#{pane_pid}"]
-)
+LINE_FORMAT = fmt(("cursor_x", "cursor_y", "pane_tty", "pane_current_command", "pane_pid"))
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -84,14 +82,15 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
         ("display-message", "-p", "-t", pane_id, LINE_FORMAT),
         ("capture-pane", "-p", "-t", pane_id),
     )
-    lines = out.lines
-    head = [*(lines[0].split(SEP) if lines else []), "", "", "", "", ""]
-    x, y = (int(v) if v.isdigit() else 0 for v in head[:2])
-    rows = lines[1:]
+    found, body = head(out.stdout)
+    values = [*found, "", "", "", "", ""]
+    x, y = (int(v) if v.isdigit() else 0 for v in values[:2])
+    text = body.removesuffix("\n")
+    rows = text.split("\n") if text else []
     row = rows[y] if y < len(rows) else ""
     left, right = _cells(row, x)
     above = rows[y - 1] if 0 < y <= len(rows) else ""
-    tty, command, pid = head[2:5]
+    tty, command, pid = values[2:5]
     return Line(left, right.rstrip(), above.rstrip(), tty, command, pid)
 
 

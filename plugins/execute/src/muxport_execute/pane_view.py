@@ -12,19 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport import SEP, Tmux, classify
+from muxport import Tmux, classify, fmt, head
 
 Gone = Literal["pane_gone", "server_gone"]
 State = Literal["alive", Gone]
-PROBE = SEP.join(
-    [
-        "#{pane_dead}",
-        "#{pane_pid}",
-        "#{cursor_y}",
-        "#{pane_height}",
-        "#{alternate_saved_x},#{alternate_saved_y}",
-        "#{pane_current_command}",
-    ]
+PROBE = fmt(
+    (
+        "pane_dead", "pane_pid", "cursor_y", "pane_height", "alternate_saved_x",
+        "alternate_saved_y", "pane_current_command",
+    )
 )
 
 
@@ -42,9 +38,13 @@ def gone_state(stderr: str) -> State | None:
     return "server_gone" if fault == "gone" else "pane_gone" if fault == "missing" else None
 
 
-def _fields(first_line: str) -> list[str]:
-    fields = first_line.split(SEP, 5)
-    return fields + [""] * (6 - len(fields))
+def _fields(stdout: str) -> tuple[list[str], list[str]]:
+    """The PROBE values (the saved cursor joined as "x,y") and the lines printed after."""
+    found, body = head(stdout)
+    found += [""] * (7 - len(found))
+    text = body.removesuffix("\n")
+    fields = [*found[:4], f"{found[4]},{found[5]}", found[6]]
+    return fields, text.split("\n") if text else []
 
 
 def _state(fields: list[str], pane_pid: str) -> State:
@@ -60,7 +60,7 @@ async def probe(tmux: Tmux, pane_id: str, pane_pid: str) -> State:
         if state is None:
             raise tmux.failure(out)
         return state
-    return _state(_fields(out.lines[0] if out.lines else ""), pane_pid)
+    return _state(_fields(out.stdout)[0], pane_pid)
 
 
 def _below(lines: list[str], cursor_y: str, height: str) -> bool:
@@ -82,9 +82,7 @@ async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
         if state is None:
             raise tmux.failure(out)
         return Observation(state, [])
-    lines = out.lines
-    fields = _fields(lines[0] if lines else "")
-    rest = lines[1:]
+    fields, rest = _fields(out.stdout)
     return Observation(
         _state(fields, pane_pid),
         rest,

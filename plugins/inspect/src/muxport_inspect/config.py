@@ -10,7 +10,17 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Literal
 
-from muxport import MAX_CHARS, Args, InvalidArgument, PaneId, Result, ToolContext, tool
+from muxport import (
+    MAX_CHARS,
+    Args,
+    InvalidArgument,
+    PaneId,
+    Result,
+    ToolContext,
+    fmt,
+    records,
+    tool,
+)
 from pydantic import BeforeValidator, Field
 
 from muxport_inspect.common import (
@@ -41,11 +51,9 @@ class Variables(Result):
       input_literalization={"names": "validated-variable-name"})
 async def get_tmux_variables(ctx: ToolContext, args: VariablesArgs) -> Variables:
     """Read named tmux format variables (e.g. pane_current_command); no free-form formats."""
-    sep = f"\x1f{secrets.token_hex(6)}\x1f"
-    fmt = sep.join("#{" + name + "}" for name in args.names) + sep
     target = ["-t", args.pane_id] if args.pane_id else []
-    out = await ctx.tmux.run(("display-message", "-p", *target, "#{pane_id}" + sep + fmt))
-    found, *parts = out.stdout.split(sep)
+    out = await ctx.tmux.run(("display-message", "-p", *target, fmt(("pane_id", *args.names))))
+    found, *parts = (records(out.stdout) or [[""]])[0]
     if args.pane_id and found != args.pane_id:
         raise await ctx.tmux.missing("pane", args.pane_id)
     values: dict[str, str] = {}
@@ -134,7 +142,7 @@ async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
     flags = [SCOPE_FLAG[args.scope]] if SCOPE_FLAG[args.scope] else []
     where = ["-t", target] if target else []
     inherit = ["-A"] if args.effective and target else []
-    marker = f"\x1emuxport-{secrets.token_hex(8)}"
+    marker = f"muxport-{secrets.token_hex(8)}"
     # the named form marks inherited values with "*"; the -v form gives the raw value
     out = await ctx.tmux.run(
         ("show-options", *flags, *inherit, *where, args.name),

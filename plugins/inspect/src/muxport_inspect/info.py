@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal, TypeVar
 
 from muxport import (
     END,
     PANE_FIELDS,
-    SEP,
     SESSION_FIELDS,
     WINDOW_FIELDS,
     Args,
@@ -94,8 +94,8 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
             note="no tmux server is running on this socket; create_session starts one",
         )
     rows = records(out.stdout)
-    kinds = [r for r in rows[1:] if r in ("s", "w", "p")]
-    clients = [parse(Client, CLIENT_FIELDS, r) for r in rows[1:] if SEP in r]
+    kinds = [r[0] for r in rows[1:] if len(r) == 1 and r[0] in ("s", "w", "p")]
+    clients = [parse(Client, CLIENT_FIELDS, r) for r in rows[1:] if len(r) > 1]
     return parse(
         ServerInfo,
         SERVER_FIELDS,
@@ -189,7 +189,9 @@ PANE_DETAIL = {
 P = TypeVar("P", bound=Pane)
 
 
-def parse_pane_as(model: type[P], fields: dict[str, str], row: str, ctx: ToolContext) -> P:
+def parse_pane_as(
+    model: type[P], fields: dict[str, str], row: Sequence[str], ctx: ToolContext
+) -> P:
     """``parse_pane`` for a pane model with more fields: the record, with its caller mark."""
     pane = parse(model, fields, row, caller=None)
     return pane.model_copy(update={"caller": ctx.caller.marks(pane.id)})
@@ -200,7 +202,7 @@ async def get_pane_info(ctx: ToolContext, args: PaneArgs) -> PaneDetail:
     """Describe one pane by id: command, path, size, process, history, exit status."""
     out = await ctx.tmux.run(("display-message", "-p", "-t", args.pane_id, fmt(PANE_DETAIL)))
     rows = records(out.stdout)
-    if not rows or not rows[0].startswith("%"):  # tmux 3.3a: empty fields for a missing pane
+    if not rows or not rows[0][0].startswith("%"):  # tmux 3.3a: empty fields for a missing pane
         raise await ctx.tmux.missing("pane", args.pane_id)
     return parse_pane_as(PaneDetail, PANE_DETAIL, rows[0], ctx)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import END, SEP, TmuxFailed, ToolContext
+from muxport import TmuxFailed, ToolContext, fmt, head
 
 from muxport_inspect.cursors import (
     ANCHOR_LINES,
@@ -23,18 +23,8 @@ from muxport_inspect.cursors import (
     line_hash,
 )
 
-POSITION = (
-    SEP.join(
-        (
-            "#{history_size}",
-            "#{cursor_y}",
-            "#{pane_height}",
-            "#{pane_pid}",
-            "#{pane_dead}",
-            "#{session_id}",
-        )
-    )
-    + END
+POSITION = fmt(
+    ("history_size", "cursor_y", "pane_height", "pane_pid", "pane_dead", "session_id")
 )
 # Rows kept above the reader's window so that the anchor of a recent cursor is inside it.
 MARGIN_ROWS = ANCHOR_LINES + 16
@@ -78,9 +68,8 @@ async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
         ("display-message", "-p", "-t", pane_id, POSITION),
         ("capture-pane", "-p", "-J", "-t", pane_id, "-S", start, "-E", "-"),
     )
-    head, sep, body = out.stdout.partition(END + "\n")
-    fields = head.split(SEP)
-    if not sep or len(fields) != 6 or not all(v.isdigit() for v in fields[:4]):
+    fields, body = head(out.stdout)
+    if len(fields) != 6 or not all(v.isdigit() for v in fields[:4]):
         # A server or pane going away mid-answer leaves the values empty: ask once more, so
         # that is answered as server_gone / not_found rather than as a malformed answer.
         await ctx.tmux.run(("display-message", "-p", "-t", pane_id, "#{pane_id}"))

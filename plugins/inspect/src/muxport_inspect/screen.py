@@ -10,10 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from muxport import (
-    END,
     MAX_CHARS,
     PANE_FIELDS,
-    SEP,
     Args,
     MaxLines,
     Pane,
@@ -22,6 +20,7 @@ from muxport import (
     ToolContext,
     clamp_lines,
     fmt,
+    head,
     keep_newest,
     parse_pane,
     tool,
@@ -30,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
 
-HEADER = "#{cursor_x}" + SEP + "#{cursor_y}" + SEP + fmt(PANE_FIELDS)
+HEADER = fmt(("cursor_x", "cursor_y", *PANE_FIELDS.values()))
 
 
 class Cursor(BaseModel):
@@ -69,10 +68,10 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
         ("display-message", "-p", "-t", pane_id, HEADER),
         ("capture-pane", "-p", "-J", "-t", pane_id, *span),
     )
-    head, _, body = out.stdout.partition(END)
-    x, y, rest = head.split(SEP, 2)
+    fields, body = head(out.stdout)
+    x, y, rest = fields[0], fields[1], fields[2:]
     pane = parse_pane(rest, ctx.caller)
-    return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body.removeprefix("\n")))
+    return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body))
 
 
 def bounded(screen: Screen, requested: int | None) -> dict[str, Any]:

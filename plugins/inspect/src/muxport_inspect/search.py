@@ -7,13 +7,13 @@ import time
 from collections.abc import Callable
 
 from muxport import (
-    SEP,
     Args,
     InvalidArgument,
     Result,
     SessionId,
     ToolContext,
     compile_user_regex,
+    fmt,
     records,
     search,
     tool,
@@ -114,7 +114,7 @@ def clip(line: str, start: int) -> str:
 
 async def captures(ctx: ToolContext, panes: list[str]) -> dict[str, list[str]]:
     """Visible screens of ``panes``, several per invocation, split on a random marker."""
-    marker = f"\x1emuxport-search-{secrets.token_hex(8)}"
+    marker = f"muxport-search-{secrets.token_hex(8)}"
     commands: list[tuple[str, ...]] = []
     for pane in panes:
         commands.append(("display-message", "-p", "-t", pane, marker + " " + pane))
@@ -145,10 +145,10 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
             "list-panes",
             *scope(args.session_id),
             "-F",
-            "#{pane_id}" + SEP + "#{session_id}" + SEP + "#{window_id}\x1e",
+            fmt(("pane_id", "session_id", "window_id")),
         ),
     )
-    panes = [row.split(SEP) for row in records(listing.stdout)]
+    panes = records(listing.stdout)
     started = time.monotonic()
     matches: list[Match] = []
     searched = lines_read = bytes_read = 0

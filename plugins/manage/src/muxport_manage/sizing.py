@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from muxport import (
     PANE_FIELDS,
-    SEP,
     WINDOW_FIELDS,
     Args,
     PaneId,
@@ -90,7 +89,7 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneAnswer:
         ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
     )
     before, after = records(out.stdout)
-    old_width, old_height = (int(v) for v in before.split(SEP))
+    old_width, old_height = (int(v) for v in before)
     pane = parse(
         PaneAnswer, PANE_FIELDS, after, caller=ctx.caller.marks(args.pane_id)
     )

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import SEP, NotFound, Refused, ToolContext
+from muxport import NotFound, Refused, ToolContext, fmt, records
 
-PLACE = SEP.join(
-    ("#{pane_id}", "#{window_id}", "#{session_id}", "#{window_panes}", "#{session_windows}")
-)
+PLACE = fmt(("pane_id", "window_id", "session_id", "window_panes", "session_windows"))
 KINDS = {"pane": "list_panes", "window": "list_windows", "session": "list_sessions"}
 
 
@@ -48,8 +46,8 @@ async def topology(ctx: ToolContext) -> Topology:
         ("show-options", "-sv", "exit-empty"),
     )
     places = []
-    for line in out.lines[:-1]:
-        pane, window, session, panes, windows = line.split(SEP)
+    for record in records(out.stdout):
+        pane, window, session, panes, windows = record
         places.append(Place(pane, window, session, int(panes), int(windows)))
     return Topology(places, exit_empty=out.lines[-1].strip() == "on")
 

@@ -1,0 +1,69 @@
+"""What each tmux version prints for one format, and that ``records`` reads it exactly.
+
+The bytes below were printed by each version (list-panes -F and display-message -p give
+the same) for a pane whose window was created with ``-n 'w\\037|é'``, whose title was
+set with ``select-pane -T 't\\037|&é'`` and whose directory is PATH (a newline, a
+backslash, a raw US byte, the separators, a tab and a byte that is not UTF-8). Why they
+differ is in docs/tmux-facts.md, "Format output". No tmux runs here.
+"""
+
+from __future__ import annotations
+
+import pytest
+from muxport._internal.objects import fmt, head, records
+
+pytestmark = pytest.mark.timeout(10)
+
+FORMAT = fmt(("pane_id", "window_name", "pane_title", "pane_current_path"))
+PATH = "/tmp/muxport-fmt/p\nq\\037\x1f|&é\t\ufffd"  # the 0xff byte read as U+FFFD
+PRINTED = {
+    "3.3a": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\x1f\\|\\&\xc3\xa9\t\xff&\n",
+    # 3.4 and 3.5a: the octal pass over the line (US -> \037, 0xff -> \377)
+    "3.4": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\\037\\|\\&\xc3\xa9\t\\377&\n",
+    "3.5a": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\\037\\|\\&\xc3\xa9\t\\377&\n",
+    "3.6a": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\x1f\\|\\&\xc3\xa9\t\xff&\n",
+    # 3.7c+: names and titles are stored vis-escaped (clean_name): their backslash doubled
+    "3.7c": b"\\%0|w\\\\\\\\037\\|\xc3\xa9|t\\\\\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\x1f\\|\\&\xc3\xa9\t\xff&\n",
+    # next-3.8: #{q:} escapes newline and tab too
+    "next-3.8": b"\\%0|w\\\\\\\\037\\|\xc3\xa9|t\\\\\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\\\nq\\\\037\x1f\\|\\&\xc3\xa9\\\t\xff&\n",
+}
+STORED = {"3.3a": "\\037", "3.4": "\\037", "3.5a": "\\037", "3.6a": "\\037",
+          "3.7c": "\\\\037", "next-3.8": "\\\\037"}
+
+
+def test_the_format_is_what_the_fixtures_were_printed_for() -> None:
+    assert FORMAT == "#{q:pane_id}|#{q:window_name}|#{q:pane_title}|#{q:pane_current_path}&"
+
+
+@pytest.mark.parametrize("version", sorted(PRINTED))
+def test_each_version_reads_back_exactly(version: str) -> None:
+    stdout = PRINTED[version].decode("utf-8", "replace")  # as the transport decodes it
+    stored = STORED[version]
+    expected = ["%0", f"w{stored}|é", f"t{stored}|&é", PATH]
+    assert records(stdout) == [expected]
+    assert records(stdout * 3) == [expected] * 3  # list-panes: one line per pane
+    assert head(stdout + "captured\\037 line\n") == (expected, "captured\\037 line\n")
+
+
+def test_a_value_that_reads_like_an_escaped_separator_stays_text() -> None:
+    # a title holding the text \037 (or \|) next to a real US byte, on 3.4 and on 3.6a
+    assert records("a\\\\037\\037b\\\\\\|&\n") == [["a\\037\x1fb\\|"]]
+    assert records("a\\\\037\x1fb\\\\\\|&\n") == [["a\\037\x1fb\\|"]]
+
+
+def test_c_style_escapes_and_runs_of_bytes() -> None:
+    # 3.4/3.5a: CR and the like as \r...; an invalid byte run decodes as one sequence
+    assert records("\\r\\a\\b\\f\\v|\\303\\251\\377&\n") == [["\r\a\b\f\v", "é\ufffd"]]
+
+
+def test_text_around_records_is_not_a_record() -> None:
+    assert records("") == []
+    assert records("on\n") == []
+    assert records("x|y&\non\n") == [["x", "y"]]
+    assert records("&\n&\n") == [[""], [""]]
