@@ -64,13 +64,13 @@ async def test_tmux_binary_removed_under_the_server(stdio_client, tmux_server, s
         assert not (await client.call_tool("list_sessions", {})).is_error
         copy.unlink()
         STATS.faults += 1
-        # Over the socket, short commands need no binary and keep working; what forks a
-        # client (control mode for wait_for_text; everything with the fork forced) says so.
+        # Over the socket, commands and control clients (wait_for_text's feed) need no
+        # binary and keep working; with the fork forced, everything says so.
         forked = os.environ.get("MUXPORT_TRANSPORT", "") == "fork"
         for tool, args in (("list_sessions", {}), ("capture_pane", {"pane_id": pane.pane_id}),
                            ("wait_for_text", {"pane_id": pane.pane_id, "timeout": 1})):
             result = await client.call_tool(tool, args)
-            if forked or tool == "wait_for_text":
+            if forked:
                 assert error_code(result) == "tmux_missing", (tool, result)
                 assert "reinstall tmux" in result.content[0].text
             else:

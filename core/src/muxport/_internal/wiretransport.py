@@ -76,6 +76,9 @@ class WireTransport:
             await client.identify(wire.client_flags(os.environ), last)
         except OSError:
             client.lost()
+        except BaseException:  # cancelled mid-write: nobody else would close it
+            await client.aclose()
+            raise
         return client
 
     async def probe_fd_header(self, deadline: float = DEADLINE) -> wire.FdHeader | None:
