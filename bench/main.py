@@ -23,6 +23,7 @@ from bench import (
     measure_roundtrip,
     measure_run,
     measure_startup,
+    measure_versions,
     measure_wait,
 )
 from bench.harness import BENCH, PEER, Row
@@ -37,8 +38,10 @@ MODULES = (
     measure_cancel,
     measure_economy,
     measure_hooks,
+    measure_versions,
 )
 MODULE_LIMIT = 150  # seconds: a hung measurement becomes a "failed" row, the run goes on
+# a module that needs longer (measure_versions: six tmux versions) says so in its LIMIT
 HEAD = ("measurement", "muxport", "peer (libtmux-mcp)", "ratio", "target", "met?")
 
 
@@ -85,7 +88,7 @@ async def main(only: list[str]) -> int:
             continue
         t0, load = time.perf_counter(), os.getloadavg()[0]
         try:
-            with anyio.fail_after(MODULE_LIMIT):
+            with anyio.fail_after(getattr(module, "LIMIT", MODULE_LIMIT)):
                 got = await module.measure()
         except Exception as exc:  # one broken measurement must not hide the others
             traceback.print_exc()
