@@ -116,8 +116,9 @@ async def check_version(tmux: Tmux) -> str:
     if version_key(text) < FLOOR:
         raise StartupError(
             f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
-            "(control mode flags, wait-for and format variables it relies on). Install a "
-            "newer tmux or point --tmux at one."
+            "(3.2a crashes on a time format of a missing session and pads captured lines "
+            "with spaces; README, 'tmux versions'). Install a newer tmux or point --tmux "
+            "at one."
         )
     return text
 

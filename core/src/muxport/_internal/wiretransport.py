@@ -39,6 +39,7 @@ class WireTransport:
         self.speaks = True  # False once the server answered another protocol version
         self.fd_header: wire.FdHeader | None = None  # found by ``probe_fd_header``
         self.server_version = ""  # the running server's ``#{version}`` (set at connection)
+        self._probing = anyio.Lock()
         self._null: int | None = None
 
     def null_fd(self) -> int:
@@ -81,35 +82,38 @@ class WireTransport:
             raise
         return client
 
-    async def probe_fd_header(self, deadline: float = DEADLINE) -> wire.FdHeader | None:
+    async def probe_fd_header(self) -> wire.FdHeader | None:
         """How this server's imsg marks a passed descriptor (docs/transport.md, "Two imsg
-        headers"), found once: a harmless ``start-server`` with a descriptor in each
-        spelling; a server that cannot read one drops the connection before running it.
-        ``None``: neither answered (no server, another protocol)."""
-        if self.fd_header is not None or not self.speaks:
+        headers"), found once: a harmless ``start-server`` carrying a descriptor. A server
+        of the other header drops it before running anything; but a 3.5a server also runs
+        one in the newer spelling (it takes the descriptor as unmarked), so the newer is
+        the answer only when the older failed twice around it. ``None``: no answer."""
+        async with self._probing:
+            if self.fd_header is None and self.speaks:
+                flags, mark = wire.FdHeader.FLAGS, wire.FdHeader.MARK
+                if await self._answers(flags):
+                    self.fd_header = flags
+                elif await self._answers(mark) and not await self._answers(flags):
+                    self.fd_header = mark
             return self.fd_header
-        for header in wire.FdHeader:
-            try:
-                with anyio.fail_after(deadline):
-                    client = await WireClient.connect(self.socket_path)
-                    try:
-                        await client.identify(wire.client_flags(os.environ),
-                                              wire.command(["start-server"]),
-                                              self.null_fd(), header)
-                        status = await client.wait()
-                    except OSError:
-                        status = 1
-                    finally:
-                        await client.aclose()
-            except Unreachable:
-                return None
-            if client.mismatch:
-                self.speaks = False
-                return None
-            if status == 0:
-                self.fd_header = header
-                return header
-        return None
+
+    async def _answers(self, header: wire.FdHeader) -> bool:
+        try:
+            with anyio.fail_after(DEADLINE):
+                client = await WireClient.connect(self.socket_path)
+                try:
+                    await client.identify(wire.client_flags(os.environ),
+                                          wire.command(["start-server"]), self.null_fd(), header)
+                    status = await client.wait()
+                except OSError:
+                    status = 1
+                finally:
+                    await client.aclose()
+        except Unreachable:
+            return False
+        if client.mismatch:
+            self.speaks = False
+        return status == 0 and not client.mismatch
 
     def report(self) -> dict[str, str]:
         """How commands and control clients reach the server, and why (doctor, capabilities)."""
