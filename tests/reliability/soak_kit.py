@@ -45,6 +45,15 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
+def holders(socket_path: str) -> list[str]:
+    """The processes at the other end of the server's connections (from ``ss``), to say
+    what a leftover connection is when the soak finds one."""
+    table = subprocess.run(["ss", "-xpn"], capture_output=True, text=True, check=False).stdout
+    rows = [row.split() for row in table.splitlines()[1:]]
+    peers = {row[7] for row in rows if len(row) > 7 and row[4] == socket_path}
+    return [" ".join(row[4:]) for row in rows if len(row) > 5 and row[5] in peers]
+
+
 @dataclass
 class Report:
     tmux: str
@@ -59,6 +68,7 @@ class Report:
     fds: list[tuple[int, int]] = field(default_factory=list)
     clients_left: list[str] = field(default_factory=list)
     connections: tuple[int, int] = (0, 0)  # baseline, end
+    held_by: list[str] = field(default_factory=list)  # who holds the server's connections
 
 
 class Soak:
@@ -248,6 +258,8 @@ class Soak:
             report.rss = [(s[2], e[2]) for s, e in zip(start, end, strict=True)]
             report.fds = [(s[1], e[1]) for s, e in zip(start, end, strict=True)]
             report.connections = (base_conns, server.connections())
+            if report.connections[1] != base_conns:
+                report.held_by = holders(server.socket_path)
             if not report.crashed:
                 report.clients_left = server.clients()
         report.crashed = self.died() or not answers(server)

@@ -29,7 +29,8 @@ async def test_mixed_load_soak(tmux_server, sandbox):
     report = await Soak(tmux_server).run(SOAK)
     print(f"\nsoak {report.tmux} {report.seconds:.0f}s: {sum(report.calls.values())} calls "
           f"{dict(report.calls)}; rss {report.rss}; fds {report.fds}; "
-          f"connections {report.connections}; errors {len(report.errors)} {report.errors[:3]}; "
+          f"connections {report.connections} held by {report.held_by}; "
+          f"errors {len(report.errors)} {report.errors[:3]}; "
           f"wrong {len(report.wrong)} {report.wrong[:3]}")
     assert not report.crashed, "the tmux server died"
     assert report.errors == []
@@ -43,4 +44,4 @@ async def test_mixed_load_soak(tmux_server, sandbox):
     for start, end in report.fds:
         assert end <= start + FD_SLACK, report.fds
     assert report.clients_left == []
-    assert report.connections[1] == report.connections[0]
+    assert report.connections[1] == report.connections[0], report.held_by

@@ -32,7 +32,7 @@ async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_s
         upper = await call("find_pane_by_position", {"window_id": window, "position": "TOP-RIGHT"})
         row = tools["get_server_info"].meta["muxport/capability"]
 
-    assert server["running"] is True and server["version"] == "3.3a"
+    assert server["running"] is True and server["version"] == tmux_server.version
     assert server["socket_path"] == tmux_server.socket_path
     assert server["pid"] == int(tmux_server.cmd("display-message", "-p", "#{pid}"))
     assert (server["sessions"], server["windows"], server["panes"]) == (1, 1, 3)
@@ -101,5 +101,5 @@ async def test_zoom_dead_pane_and_stopped_server(mcp_client, shell_pane, tmux_se
     assert info["dead"] is True and info["exit_status"] == 3
     assert zoomed["zoomed"] is True
     assert corner["id"] == dead  # the layout's corner, not the zoomed pane covering it
-    assert stopped["running"] is False and stopped["version"] == "3.3a"
+    assert stopped["running"] is False and stopped["version"] == tmux_server.version
     assert "create_session" in stopped["note"]

@@ -112,25 +112,23 @@ class Feed:
             self.ring_all()
 
     async def read(self) -> None:
-        """Read the client's output until it ends or the client exits (a control client over
-        the socket keeps its output open until it is closed); then wake everyone so they
-        re-check."""
-        process = self.process
-        assert process is not None
+        """Read the client's output until it ends or the client exits (over the socket, tmux
+        keeps the output open until the connection closes); then wake everyone."""
+        assert self.process is not None
         try:
             async with anyio.create_task_group() as group:
-
-                async def exited() -> None:
-                    await process.wait()
-                    group.cancel_scope.cancel()
-
-                group.start_soon(exited)
-                await self._lines(process)
+                group.start_soon(self._exited, self.process, group.cancel_scope)
+                await self._lines(self.process)
                 group.cancel_scope.cancel()
         finally:
             self.alive = False
             self.ready.set()
             self.ring_all()
+
+    @staticmethod
+    async def _exited(process: Process, scope: anyio.CancelScope) -> None:
+        await process.wait()
+        scope.cancel()
 
     async def _lines(self, process: Process) -> None:
         assert process.stdout is not None
@@ -170,9 +168,8 @@ class Feeds:
                     feed = Feed(session_id)
                     self.feeds[session_id] = feed
                     await self._start(ctx, feed)
-                    # Attach under the lock: tmux 3.3a crashes (control_write on a client
-                    # without control state) when another control client attaches or
-                    # leaves while one is still attaching. One at a time avoids it.
+                    # Attached under the lock: one feed at a time per session is all the
+                    # ordering left (the pre-3.7 crash is closed by wirecontrol.py).
                     with anyio.move_on_after(READY_TIMEOUT):
                         await feed.ready.wait()
                 feed.watchers.setdefault(activity.pane_id, set()).add(activity)
@@ -229,9 +226,8 @@ async def stop_feed(tmux: Tmux, feed: Feed) -> None:
     if process is None:
         return
     with anyio.CancelScope(shield=True):
-        # tmux 3.3a crashes (control_write on a client without control state) when a
-        # control client goes away before it is attached while another one exists:
-        # let it finish attaching (its %session-changed) before closing its stdin.
+        # Let it finish attaching (its %session-changed) first: a forked tmux -C leaving
+        # half attached is what crashed tmux before 3.7 (docs/tmux-facts.md).
         with anyio.move_on_after(READY_TIMEOUT):
             await feed.ready.wait()
         if process.stdin is not None:
