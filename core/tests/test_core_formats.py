@@ -10,7 +10,7 @@ differ is in docs/tmux-facts.md, "Format output". No tmux runs here.
 from __future__ import annotations
 
 import pytest
-from muxport._internal.objects import fmt, head, records
+from muxport._internal.objects import fmt, head, records, undo_name_dollar
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -67,3 +67,22 @@ def test_text_around_records_is_not_a_record() -> None:
     assert records("on\n") == []
     assert records("x|y&\non\n") == [["x", "y"]]
     assert records("&\n&\n") == [[""], [""]]
+
+
+# A title 'x$ab${c}$_d $1 \$e' as #{q:pane_title}: tmux 3.4 alone adds a backslash before
+# each `$` that starts a name (utf8_strvis), on top of #{q:}'s.
+DOLLARS = {
+    "3.3a": b"x\\$ab\\${c}\\$_d\\ \\$1\\ \\\\\\$e&\n",
+    "3.4": b"x\\\\$ab\\\\${c}\\\\$_d\\ \\$1\\ \\\\\\\\$e&\n",
+    "3.5a": b"x\\$ab\\${c}\\$_d\\ \\$1\\ \\\\\\$e&\n",
+}
+
+
+@pytest.mark.parametrize("version", sorted(DOLLARS))
+def test_a_dollar_before_a_name_reads_back_on_every_version(version: str) -> None:
+    assert records(DOLLARS[version].decode()) == [["x$ab${c}$_d $1 \\$e"]]
+
+
+def test_shell_quoted_output_loses_only_the_3_4_backslash() -> None:
+    assert undo_name_dollar('a\\"b\\\\$c\\\\d') == 'a\\"b\\$c\\\\d'  # 3.4's show-environment
+    assert undo_name_dollar('a\\"b\\$c\\\\d') == 'a\\"b\\$c\\\\d'  # everyone else's

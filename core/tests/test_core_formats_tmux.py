@@ -42,7 +42,7 @@ async def test_awkward_values_read_back_exactly(tmux_server, tmp_path) -> None:
         assert made == ""
         name = "w|&\\037 é"
         tmux_server.cmd("new-session", "-d", "-c", os.fsdecode(raw), "-n", name, "sh")
-    title = "t\\037|&\\|é"  # titles: printable UTF-8 only, on every version
+    title = "t\\037|&\\|é $HOME\\$x ${y}"  # titles: printable UTF-8 only, on every version
     tmux_server.cmd("select-pane", "-T", title)
     renamed = "r\x1f\\n\ttab"  # rename-window stores it escaped (window_set_name)
     renaming = tmux_server.cmd("rename-window", "-t", ":0", renamed, check=False)

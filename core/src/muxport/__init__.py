@@ -60,6 +60,7 @@ from muxport._internal.objects import (
     parse,
     parse_pane,
     records,
+    undo_name_dollar,
 )
 from muxport._internal.regex import Compiled, compile_user_regex, search
 from muxport._internal.registry import ToolRegistry
@@ -150,5 +151,6 @@ __all__ = [
     "records",
     "search",
     "tool",
+    "undo_name_dollar",
     "watcher"
 ]

@@ -79,7 +79,9 @@ async def test_config_tools_over_stdio(stdio_client, shell_pane, tmux_server):
         "set": True,
         "inherited": False,
     }
-    assert mouse["value"] == "off" and mouse["target"] is None and mouse["scope"] == "server"
+    default_mouse = tmux_server.cmd("show-options", "-gv", "mouse").strip()  # next-3.8: on
+    assert mouse["value"] == default_mouse and mouse["target"] is None
+    assert mouse["scope"] == "server"
     assert mark["value"] == 'a"b #{pane_id}' and mark["set"] and not mark["inherited"]
     assert wide["value"] == "global window value" and wide["inherited"] is True
     assert wide_local["value"] is None and wide_local["set"] is False

@@ -27,9 +27,21 @@ END = "&"  # after each record: tmux adds its own newline after it
 # tmux 3.4/3.5a's VIS_OCTAL|VIS_CSTYLE pass over the line (server_client_print); any
 # other character after it is #{q:}'s (format_quote_shell never escapes a letter or a
 # digit, and escapes every backslash, so the two never meet).
-_TOKEN = re.compile(r"\\([0-7]{3})|\\([abfrv])|\\(.)|([|&])|([^\\|&]+)|(\\)\Z", re.S)
+# tmux 3.4 alone also puts a backslash before every `$` that starts a name (utf8_strvis:
+# `$` then a letter, `_` or `{`); #{q:} leaves an odd run of backslashes before every `$`,
+# so an even run there holds 3.4's one extra (docs/tmux-facts.md, "Format output").
+NAME_DOLLAR = r"((?:\\\\)+)\$(?=[A-Za-z_{])"
+_TOKEN = re.compile(
+    NAME_DOLLAR + r"|\\([0-7]{3})|\\([abfrv])|\\(.)|([|&])|([^\\|&]+)|(\\)\Z", re.S
+)
 _CSTYLE = {"a": "\a", "b": "\b", "f": "\f", "r": "\r", "v": "\v"}
 Fields = list[str]
+
+
+def undo_name_dollar(text: str) -> str:
+    """Shell-quoted tmux output (``show-environment -s``) without 3.4's extra backslash
+    before a ``$`` that starts a name: one pair of an even run goes, as in ``_TOKEN``."""
+    return re.sub(NAME_DOLLAR, lambda m: m[1][:-2] + "\\$", text)
 
 
 def field(var: str) -> str:
@@ -57,12 +69,14 @@ def _cut(stdout: str, limit: int | None = None) -> tuple[list[Fields], str]:
 
     position = 0
     for match in _TOKEN.finditer(stdout):
-        octal, letter, quoted, sep, text, _tail = match.groups()
+        dollar, octal, letter, quoted, sep, text, _tail = match.groups()
         if octal is not None:
             raw.append(int(octal, 8) & 0xFF)
             continue
         flush()
-        if letter is not None:
+        if dollar is not None:  # 2k+2 backslashes: k escaped ones, 3.4's, #{q:}'s
+            value.append("\\" * (len(dollar) // 2 - 1) + "$")
+        elif letter is not None:
             value.append(_CSTYLE[letter])
         elif quoted is not None:
             value.append(quoted)

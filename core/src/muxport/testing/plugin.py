@@ -6,7 +6,7 @@
 - ``stdio_client``: a factory for the installed launcher over real stdio on ``tmux_server``.
 - ``fake_tmux``: a fake transport for unit tests of pure logic.
 
-``--tmux-bin PATH`` (or ``MUXPORT_TEST_TMUX=PATH``) runs the tests against another tmux
+``--tmux-bin=PATH`` (or ``MUXPORT_TEST_TMUX=PATH``) runs the tests against another tmux
 binary: its directory goes first on ``PATH``, so the test servers, the forked clients and
 the launchers all find it as ``tmux`` (docs/tmux-facts.md, "Versions").
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-from muxport import MAX_CHARS, READ, Args, Result, SessionId, ToolContext, tool
+from muxport import (
+    MAX_CHARS,
+    READ,
+    Args,
+    Result,
+    SessionId,
+    ToolContext,
+    tool,
+    undo_name_dollar,
+)
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import target_missing
@@ -54,7 +63,7 @@ async def show_environment(ctx: ToolContext, args: EnvironmentArgs) -> Environme
         if entry.group(1) is not None:
             unset.append(entry.group(1))
             continue
-        value = SHELL_ESCAPE.sub(r"\1", entry.group(3))
+        value = SHELL_ESCAPE.sub(r"\1", undo_name_dollar(entry.group(3)))
         used += len(entry.group(2)) + len(value)
         if used > MAX_CHARS:
             break
