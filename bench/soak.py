@@ -37,7 +37,7 @@ def row(report: Report) -> tuple[str, ...]:
     mib = ", ".join(f"{s / 2**20:.1f}->{e / 2**20:.1f}" for s, e in report.rss)
     fds = ", ".join(f"{s}->{e}" for s, e in report.fds)
     crash = "0" if not report.crashed else f"1 (after {report.crashed_after or 0:.1f} s)"
-    left = len(report.clients_left) + abs(report.connections[1] - report.connections[0])
+    left = len(report.clients_left) + len(report.held_by)
     errors = f"{len(report.errors)} (+{len(report.wrong)} wrong answers)"
     return (report.tmux, f"{report.seconds:.0f}", str(sum(report.calls.values())), errors,
             crash, mib, fds, str(left))

@@ -44,4 +44,4 @@ async def test_mixed_load_soak(tmux_server, sandbox):
     for start, end in report.fds:
         assert end <= start + FD_SLACK, report.fds
     assert report.clients_left == []
-    assert report.connections[1] == report.connections[0], report.held_by
+    assert report.held_by == []  # no client process still connected (ss)
