@@ -79,6 +79,8 @@ async def doctor(args: argparse.Namespace) -> None:
     differs = conn.server_version and version_key(conn.server_version) != version_key(conn.version)
     print(f"server: tmux {running}" + (" (not the binary's version: muxport speaks to the "
                                        "server's, with its quirks)" if differs else ""))
+    if conn.server_version:
+        await conn.tmux.wire.probe_fd_header()  # serving probes it at the first wait
     for key, value in conn.tmux.wire.report().items():
         print(f"transport {key.replace('_', ' ')}: {value}")
     print(f"socket: {conn.socket_path} ({conn.selector}, from {conn.source}; server {conn.state})")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from muxport._internal.errors import StartupError
-from muxport._internal.facts import refuse_control_chars, version_key
+from muxport._internal.facts import TmuxResult, refuse_control_chars, version_key
 from muxport._internal.transport import Tmux
 
 DAEMON_NAME = "muxport"
@@ -132,11 +132,12 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     tmux = Tmux(binary, os.path.abspath(path))  # noqa: ASYNC240
     version = await check_version(tmux)
     if settings.socket_path or settings.socket_name:
-        probe = await tmux.run(("display-message", "-p", "ok"), check=False)
+        # One invocation both proves the server is there and reads its own version.
+        probe = await tmux.run(("display-message", "-p", "#{version}"), check=False)
         running = probe.returncode == 0 or "no current" in probe.stderr
         state: State = "existing" if running else "absent"
         return Connection(selector, settings.selector_source, tmux.socket_path, state,
-                          "the server's own", version, tmux, await server_version(tmux))
+                          "the server's own", version, tmux, known_version(tmux, probe))
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
     if start:
         state = await start_daemon(tmux, settings.tmux_config or str(DAEMON_CONFIG))
@@ -150,11 +151,15 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
 async def server_version(tmux: Tmux) -> str:
     """The running server's ``#{version}`` ("" with no server): tmux upgraded under a
     running server is still the old server, and its quirks are what count."""
-    found = await tmux.run(("display-message", "-p", "#{version}"), check=False)
+    return known_version(tmux, await tmux.run(("display-message", "-p", "#{version}"),
+                                              check=False))
+
+
+def known_version(tmux: Tmux, found: TmuxResult) -> str:
+    """Record what a ``display-message -p '#{version}'`` answered as the server's version
+    (the descriptor header is probed at the first control client, not at startup)."""
     version = found.stdout.strip() if found.returncode == 0 else ""
     tmux.wire.server_version = version
-    if version:
-        await tmux.wire.probe_fd_header()  # for the report; one round trip
     return version
 
 

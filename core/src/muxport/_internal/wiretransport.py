@@ -125,7 +125,7 @@ class WireTransport:
         elif self.fd_header is not None:
             control = f"socket ({self.fd_header.value} descriptors)"
         elif self.speaks:
-            control = "socket (header not probed yet: no server)"
+            control = "socket (descriptor header probed at the first wait)"
         elif self.may_fork_control():
             control = other
         else:
