@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from muxport.testing import CheckedCalls, eventually
-from muxport_execute.procs import children
+from muxport_execute.host.procs import children
 
 TOOLSETS = ["execute", "inspect"]
 PY_KI_5 = (

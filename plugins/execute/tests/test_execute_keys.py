@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 from muxport.testing import CheckedCalls, tool_context
 from muxport_execute.paste import PasteArgs, chunks, paste_text
-from muxport_execute.runs import RunTable
+from muxport_execute.run.table import RunTable
 
 
 def signal(tmux_server, channel: str) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from muxport_execute.frame import Frame, extract
-from muxport_execute.line_state import Line, judge, prompt_like
+from muxport_execute.frames.base import extract
+from muxport_execute.frames.local_files import Frame
+from muxport_execute.pane.line_state import Line, judge, prompt_like
 
 
 @pytest.mark.parametrize(("left", "empty"), [

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
 from muxport.testing import CheckedCalls, ShellPane, eventually, launcher, reach
-from muxport_execute import procs
+from muxport_execute.host import procs
 
 FISH_QUOTING = (
     "set x (printf '%s' \"it's\")\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from muxport_execute import shell_reads
+from muxport_execute.host import shell_reads
 
 
 def test_unknowns_never_count_as_a_read_or_a_taken_line() -> None:

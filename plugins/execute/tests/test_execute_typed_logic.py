@@ -4,9 +4,9 @@ far cursor row asks for, the far shell's last marker, a resumed job. No tmux."""
 from __future__ import annotations
 
 import pytest
-from muxport_execute.typed_check import far_program
-from muxport_execute.typed_end import STOP_STATUSES, job_state
-from muxport_execute.typed_frame import VI_SAFE, new_typed_frame
+from muxport_execute.frames.typed_check import far_program
+from muxport_execute.frames.typed_end import STOP_STATUSES, job_state
+from muxport_execute.frames.typed_text import VI_SAFE, new_typed_frame
 
 
 @pytest.mark.parametrize("row", [

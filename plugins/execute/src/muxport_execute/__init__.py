@@ -4,7 +4,9 @@ from typing import Any
 
 from muxport import ToolRegistry, hookimpl
 
-from muxport_execute import create, keys, panes, paste, reach, run_tools, sync
+from muxport_execute import create, keys, panes, paste, sync
+from muxport_execute.frames import choose
+from muxport_execute.run import tools as run_tools
 
 
 @hookimpl
@@ -21,4 +23,4 @@ def register_tools(registry: ToolRegistry) -> None:
 
 @hookimpl
 def report_facts() -> dict[str, Any]:
-    return reach.installation()
+    return choose.installation()

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, check_input, tool
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
-from muxport_execute.runs import RunTable
+from muxport_execute.run.table import RunTable
 
 # tmux refuses a command line over 16 KiB ("command too long"); keep well below it.
 MAX_KEY_BYTES = 12_000

@@ -1,4 +1,5 @@
-"""Recoveries that work for what is actually in the pane (docs/run-outcomes.md, "What to do next").
+"""What runs in a pane's foreground, and recoveries that work for it (docs/run-outcomes.md,
+"What to do next").
 
 C-c is wrong for a pager (``less`` ignores it; ``q`` leaves), an editor, a REPL (it
 clears the line and stays) or a stopped job (it is not in the foreground): the
@@ -23,6 +24,15 @@ REPLS = frozenset(
      "ghci", "iex", "erl", "lua", "R", "julia", "bc", "gdb", "redis-cli", "mongosh"}
 )
 FULL_SCREEN = frozenset({"top", "htop", "btop", "watch", "tig", "mc", "ranger"})
+POSIX_SHELLS = frozenset(
+    {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
+)
+
+
+def is_posix_shell(command: str) -> bool:
+    """Whether a pane's foreground program (``pane_current_command``) is a POSIX shell."""
+    name = command.strip().lstrip("-").rsplit("/", 1)[-1]
+    return name in POSIX_SHELLS
 
 
 def program_name(command: str) -> str:
@@ -60,4 +70,29 @@ def clear_line(pane_id: str) -> str:
     return (
         f"send_keys C-c to {pane_id} discards the unfinished line (it also ends a "
         "continuation prompt, a pending read and vi command mode), then run the command again"
+    )
+
+
+def gone_note(state: str, pane_id: str, run_id: str) -> str:
+    """The note of a run whose pane or server went away under it."""
+    if state == "server_gone":
+        return (
+            f"the tmux server stopped while run {run_id} ran; list_sessions shows "
+            "whether one is running again"
+        )
+    return (
+        f"pane {pane_id} was killed, died or was respawned while run {run_id} "
+        "ran; list_panes shows the panes that exist"
+    )
+
+
+def typed_not_started(pane_id: str, what: str, lines: list[str]) -> str:
+    """The note of a typed run that ended before its frame ran (frames/typed.py)."""
+    screen = " | ".join(lines) if lines else "(nothing)"
+    return (
+        f"{what}; the pane's last lines: {screen}. Nothing was run by this call. Look with "
+        f"capture_pane {pane_id}: finish what the far side asks for (a password, a host key "
+        "question: ask the user to type secrets), leave a program there with send_keys, or "
+        "send_keys C-c to discard a half-typed line (vi command mode too), then call "
+        "run_shell_command again"
     )

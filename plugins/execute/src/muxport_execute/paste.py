@@ -9,7 +9,7 @@ import anyio
 from muxport import INPUT, Args, PaneId, Result, ToolContext, check_input, tool
 from pydantic import Field, field_validator
 
-from muxport_execute.runs import RunTable
+from muxport_execute.run.table import RunTable
 
 MAX_TEXT_BYTES = 1_048_576
 # One tmux command line must stay under 16 KiB; larger text is appended in pieces.

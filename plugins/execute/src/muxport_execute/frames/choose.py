@@ -3,7 +3,7 @@
 The local frame needs a shell that can read muxport's private 0600 files and run its
 tmux binary: a POSIX shell or fish, of muxport's own user, in the foreground. A carrier
 in the foreground (ssh, su, sudo, docker...) or a shell of another user gets the typed
-frame (typed_frame.py). The caller may force either; forcing the local frame onto a
+frame (frames/typed_text.py). The caller may force either; forcing the local frame onto a
 carrier is refused, since nothing on the far side could read the files.
 """
 
@@ -16,12 +16,11 @@ from typing import Any, Literal
 
 from muxport import Refused
 
-from muxport_execute.frame import is_posix_shell
-from muxport_execute.notes import program_name
-from muxport_execute.procs import foreground_group
-from muxport_execute.typed_frame import CARRIERS, MAX_TYPED, Kind, is_carrier
+from muxport_execute.frames.base import FrameName
+from muxport_execute.frames.typed_text import CARRIERS, MAX_TYPED, Kind, is_carrier
+from muxport_execute.host.procs import foreground_group
+from muxport_execute.notes import is_posix_shell, program_name
 
-FrameName = Literal["local", "typed"]
 Requested = Literal["auto", "local", "typed"]
 
 

@@ -1,6 +1,6 @@
 """Why a typed line did not start its frame, from what the pane shows (docs/run-outcomes.md).
 
-Called once the frame can no longer run the command (``Frame.cancel_start``), so the
+Called once the frame can no longer run the command (``local_files.Frame.cancel_start``), so the
 answer ``not_started`` is true whatever the pane does later.
 """
 
@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from muxport import Tmux
 
-from muxport_execute.line_state import judge, read_line
+from muxport_execute.frames.base import Ending
 from muxport_execute.notes import clear_line
-from muxport_execute.runs import Ending, RunFrame
+from muxport_execute.pane.line_state import judge, read_line
 
 SHOWN_ROWS = 6
 UNREADABLE = ("Permission denied", "No such file", "can't open", "cannot open", "not found")
 
 
 async def not_started(
-    tmux: Tmux, pane_id: str, frame: RunFrame, shell: str, bound: float | None
+    tmux: Tmux, pane_id: str, token: str, shell: str, bound: float | None
 ) -> Ending:
     """``bound``: the start bound that ran out; None: the shell was seen to take the typed
     line without running it (``shell_reads.took_line``)."""
@@ -27,7 +27,7 @@ async def not_started(
     while rows and not rows[-1]:
         rows.pop()
     shown = [row for row in rows if row][-SHOWN_ROWS:]
-    typed = [i for i, row in enumerate(rows) if frame.token in row]
+    typed = [i for i, row in enumerate(rows) if token in row]
     after = rows[typed[0] + 1 :] if typed else []
     verdict = judge(line, shell)
     if any(word in row for row in after for word in UNREADABLE):

@@ -1,5 +1,4 @@
-"""The shell frame of ``run_shell_command`` (docs/runs-and-waits.md): what is written,
-typed and read.
+"""The local frame's private files (docs/runs-and-waits.md): what is written and typed.
 
 The command is never typed. It goes to a private 0600 file ``cmd`` in a private 0700
 directory, beside the frame ``run``; the pane's shell is sent one short line that
@@ -39,43 +38,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-POSIX_SHELLS = frozenset(
-    {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
-)
+from muxport_execute.frames.base import Extracted, Markers, extract, quote
+
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
-
-
-def is_posix_shell(command: str) -> bool:
-    """Whether a pane's foreground program (``pane_current_command``) is a POSIX shell."""
-    name = command.strip().lstrip("-").rsplit("/", 1)[-1]
-    return name in POSIX_SHELLS
-
-
-def quote(value: str) -> str:
-    """One POSIX single-quoted word."""
-    return "'" + value.replace("'", "'\\''") + "'"
 
 
 def base_dir() -> str:
     base = tempfile.gettempdir()
     return base if _SAFE_DIR.match(base) and len(base) < 64 else "/tmp"
-
-
-@dataclass(frozen=True)
-class Markers:
-    """The markers of one run's nonce, all that extract needs: the file frame and the typed
-    frame (typed_frame.py) print the same ones."""
-
-    nonce: str
-
-    @property
-    def start_marker(self) -> str:
-        return f"{self.nonce}:s"
-
-    @property
-    def end_pattern(self) -> re.Pattern[str]:
-        """The end marker, at the end of a line (after output that lacked a final newline)."""
-        return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
 
 
 @dataclass(frozen=True)
@@ -139,64 +109,6 @@ class Frame(Markers):
 
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
-
-
-# Another run's frame lines: a marker row, or the typed line that sourced a frame.
-OTHER_FRAME = re.compile(
-    r"[0-9a-f]{32}:(?:s|[ex]:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
-    r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_frame.py)
-)
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """The command's lines found in a capture."""
-
-    lines: list[str]
-    started: bool  # the start marker is still in the pane
-    ended: bool  # the end marker is in the pane, after the start marker if that is there
-    status: int | None  # the status the end marker carries
-    out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
-
-
-def _trimmed(lines: list[str]) -> list[str]:
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
-def extract(frame: Markers, capture: list[str]) -> Extracted:
-    """The lines strictly between the markers of ``frame`` in a joined (``-J``) capture.
-
-    The start marker is the last line equal to it; the end marker the first later line
-    ending with it (text before it is a last line printed without a newline). Without
-    the start marker (the output outgrew the history, the pane was cleared, or the
-    cursor moved up over it) the lines the pane still holds before the end marker are
-    returned, but never another run's marker or typed line, nor anything above them.
-    Without the end marker (still running) everything after the start is returned,
-    trailing blank rows dropped.
-    """
-    rows = [row.rstrip() for row in capture]
-    pattern = frame.end_pattern
-    starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
-    ends = [(i, m) for i, row in enumerate(rows) if (m := pattern.match(row))]
-    if starts:
-        begin = starts[-1] + 1
-        after = [(i, m) for i, m in ends if i >= begin]
-        if after:
-            index, match = after[0]
-            tail = [match.group(1)] if match.group(1) else []
-            return Extracted(rows[begin:index] + tail, True, True, int(match.group(2)))
-        status = int(ends[0][1].group(2)) if ends else None
-        return Extracted(_trimmed(rows[begin:]), True, False, status, bool(ends))
-    stop, tail, status = len(rows), [], None
-    if ends:
-        stop, match = ends[0]
-        tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
-    region = rows[:stop]
-    cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
-    lines = region[cut + 1 :] + tail
-    return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
 
 
 def _forget(frame: Frame) -> str:
@@ -299,16 +211,22 @@ def _write_private(path: Path, text: str) -> None:
         out.write(text)
 
 
-def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: bool) -> Frame:
-    """Write the private directory (0700) with the command and the frame (0600 each)."""
+def prepare(
+    command: str, tmux_binary: str, socket_path: str, suppress_history: bool, fish: bool
+) -> Frame:
+    """Write the private directory (0700) with the command and the frame (0600 each).
+
+    For fish, which has no subshell, sh runs the frame and a child fish the command
+    (cd, set -x, exit end with it); the user's POSIX traps do not apply there, so
+    ``cmd`` is the command alone."""
     nonce = secrets.token_hex(16)
     directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=base_dir()))
     os.chmod(directory, 0o700)
-    frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory)
+    frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory, fish=fish)
     try:
         traps = quote(str(directory / "traps"))
         # On the command's first line, so that its line numbers stay the command's own.
-        body = f"if \\test -f {traps}; then \\. {traps}; fi; " + command
+        body = command if fish else f"if \\test -f {traps}; then \\. {traps}; fi; " + command
         body = body if body.endswith("\n") else body + "\n"
         _write_private(directory / "cmd", body)
         _write_private(directory / "frame", _frame_text(frame, tmux_binary, socket_path))
@@ -317,15 +235,3 @@ def prepare(command: str, tmux_binary: str, socket_path: str, suppress_history: 
         frame.remove()
         raise
     return frame
-
-
-def for_fish(frame: Frame, command: str, tmux_binary: str, socket_path: str) -> Frame:
-    """The same run (nonce, channel, directory) with the fish frame: fish has no subshell,
-    so sh runs the frame and a child fish the command (cd, set -x, exit end with it).
-    The user's POSIX traps do not apply there, so ``cmd`` is the command alone."""
-    fish = Frame(frame.nonce, frame.channel, frame.directory, fish=True)
-    for name in ("cmd", "frame"):
-        (frame.directory / name).unlink()
-    _write_private(frame.directory / "cmd", command if command.endswith("\n") else command + "\n")
-    _write_private(frame.directory / "frame", _frame_text(fish, tmux_binary, socket_path))
-    return fish

@@ -13,16 +13,14 @@ frames"), decided from the pane's output and its foreground program:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from muxport_execute import procs
+from muxport_execute.frames.base import Ending
+from muxport_execute.frames.typed_text import TypedFrame
+from muxport_execute.host import procs
+from muxport_execute.host.input_wait import View
 from muxport_execute.notes import program_name
-from muxport_execute.pane_view import Observation
-from muxport_execute.runs import Ending, Run
-from muxport_execute.typed_frame import TypedFrame
-
-if TYPE_CHECKING:
-    from muxport_execute.typed_run import TypedRun
+from muxport_execute.pane.view import Observation
 
 STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
 FISH_JOB = "sh -c (printf '(trap \\047printf"  # a fish job line about a typed frame
@@ -56,28 +54,32 @@ def job_state(frame: TypedFrame, lines: list[str]) -> Literal["stopped", "runnin
     return "stopped" if _STOPPED.search(jobs[-1]) else "running"
 
 
-def far_end(run: Run, typed: TypedRun, seen: Observation) -> Ending | None:
-    """The run's ending when the far side ended under it or its frame was killed."""
+def far_end(
+    pane_id: str, carrier: str, view: View | None, frame: TypedFrame, started: bool,
+    seen: Observation,
+) -> Ending | None:
+    """The run's ending when the far side ended under it or its frame was killed
+    (``carrier``: the carrier in the foreground when typed; "": the far shell was)."""
     what = None
     now = program_name(seen.command)
-    if typed.carrier and now and now != typed.carrier:
+    if carrier and now and now != carrier:
         what = (
-            f"{typed.carrier} is no longer the pane's foreground program (the connection or "
+            f"{carrier} is no longer the pane's foreground program (the connection or "
             f"session ended; the pane runs {now} now)"
         )
-    elif run.view is not None and run.view.shell_group and not procs.alive(run.view.shell_group):
+    elif view is not None and view.shell_group and not procs.alive(view.shell_group):
         what = "the far shell ended (its process is gone)"
     if what is not None:
         return Ending("lost", note=(
             f"{what}: the command's exit status is unknown, and what it started may still run "
-            f"on the far side. capture_pane {run.pane_id} shows the pane; the next "
+            f"on the far side. capture_pane {pane_id} shows the pane; the next "
             "run_shell_command runs in what the pane holds now (to reach the far side again, "
             "start the carrier again)"), reason="far_side_gone", pane_lines=shown(seen.lines))
-    left = typed.frame.left_status(seen.lines) if typed.started else None
+    left = frame.left_status(seen.lines) if started else None
     if left is None or left in STOP_STATUSES:
         return None
     return Ending("lost", note=(
-        f"the typed frame in {run.pane_id} ended without its exit status (the far shell saw "
+        f"the typed frame in {pane_id} ended without its exit status (the far shell saw "
         f"{left}: killed by a signal, or replaced by exec); anything it started may still run "
         "there: capture_pane shows the pane, and the next run_shell_command can run there"
     ), reason="frame_gone", pane_lines=shown(seen.lines))

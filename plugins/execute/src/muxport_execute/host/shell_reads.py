@@ -22,7 +22,7 @@ import os
 import struct
 import termios
 
-from muxport_execute import procs
+from muxport_execute.host import procs
 
 READ, SELECTS_POLLS = 0, {7, 23, 270, 271}  # read; poll, select, pselect6, ppoll (x86_64)
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from muxport_execute.procs import local_modes, stat
+from muxport_execute.host.procs import local_modes, stat
 
 BOUND = 0.5  # seconds a read must last before the run counts as waiting
 STEP = 0.25  # seconds between looks

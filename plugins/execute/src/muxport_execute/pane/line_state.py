@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport import Tmux, fmt, head
+from muxport import Tmux
 
-from muxport_execute import procs
-from muxport_execute.shell_reads import pending_read
+from muxport_execute.host import procs
+from muxport_execute.host.shell_reads import pending_read
+from muxport_execute.pane.facts import Fact, answer, ask
 
 Verdict = Literal["empty", "text", "continuation", "reading"]
-LINE_FORMAT = fmt(("cursor_x", "cursor_y", "pane_tty", "pane_current_command", "pane_pid"))
+LINE: tuple[Fact, ...] = ("cursor_x", "cursor_y", "tty", "command", "pid")
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -79,19 +80,17 @@ def _cells(text: str, width: int) -> tuple[str, str]:
 async def read_line(tmux: Tmux, pane_id: str) -> Line:
     """The cursor row and the row above it, in one tmux invocation."""
     out = await tmux.run(
-        ("display-message", "-p", "-t", pane_id, LINE_FORMAT),
+        ask(pane_id, LINE),
         ("capture-pane", "-p", "-t", pane_id),
     )
-    found, body = head(out.stdout)
-    values = [*found, "", "", "", "", ""]
-    x, y = (int(v) if v.isdigit() else 0 for v in values[:2])
+    facts, body = answer(out.stdout, LINE)
+    x, y = (int(v) if v.isdigit() else 0 for v in (facts["cursor_x"], facts["cursor_y"]))
     text = body.removesuffix("\n")
     rows = text.split("\n") if text else []
     row = rows[y] if y < len(rows) else ""
     left, right = _cells(row, x)
     above = rows[y - 1] if 0 < y <= len(rows) else ""
-    tty, command, pid = values[2:5]
-    return Line(left, right.rstrip(), above.rstrip(), tty, command, pid)
+    return Line(left, right.rstrip(), above.rstrip(), facts["tty"], facts["command"], facts["pid"])
 
 
 def prompt_like(left: str) -> bool:

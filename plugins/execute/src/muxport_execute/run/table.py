@@ -1,4 +1,4 @@
-"""The run: one command sent to one pane, as one object with explicit states
+"""The runs of one server: a run's record and the table that holds them
 (docs/runs-and-waits.md).
 
     prepared --dispatch--> dispatched --start--> started <--stop/resume--> stopped
@@ -6,9 +6,9 @@
         +------------------ end(outcome) from any of them ---------------------+
 
 End states (``Outcome``): completed, not_started, lost, pane_gone, server_gone, error.
-Only this module writes a run's state; ``end`` records the final answer once and is
-the one place a run's private files go (``Frame.remove``). ``stopped`` is not an
-end: the run is still watched (``fg`` resumes it), but it does not hold its pane.
+A run's state and fields change only in its driver (run/driver.py), the one caller of
+the transitions; here a run is read. ``stopped`` is not an end: the run is still
+watched (``fg`` resumes it), but it does not hold its pane.
 
 The table is bounded: at most ``CAPACITY`` runs; a finished run is kept
 ``KEEP_FINISHED`` seconds for ``wait_for_run``; the oldest finished run is evicted
@@ -23,14 +23,14 @@ import secrets
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
 import anyio
-from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
+from muxport import NotFound, Refused, Toolbox
 
-from muxport_execute.frame import Extracted
-from muxport_execute.input_wait import View
-from muxport_execute.line_state import PendingInput
+from muxport_execute.frames.base import Ending, FrameName, Outcome, Strategy
+from muxport_execute.host.input_wait import View
+from muxport_execute.pane.line_state import PendingInput
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
@@ -38,55 +38,20 @@ STALE_PREPARED = 60.0
 STOP_GRACE = 0.6
 
 State = Literal["prepared", "dispatched", "started", "stopped"]
-FrameName = Literal["local", "typed"]
-Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
 HOLDS_PANE: frozenset[str] = frozenset({"prepared", "dispatched", "started"})
-
-
-class RunFrame(Protocol):
-    """What a frame (the local file frame, or a typed one) gives the run and its watcher
-    (docs/run-outcomes.md, "Frames")."""
-
-    @property
-    def token(self) -> str:
-        """A string unique to this run that its typed line contains (to find its echo)."""
-        ...
-
-    def typed_line(self, suppress_history: bool) -> str: ...
-    def has_started(self) -> bool: ...
-    def has_ended(self) -> bool: ...
-    def read_status(self) -> int | None: ...
-    def cancel_start(self) -> bool: ...
-    def extract(self, capture: list[str]) -> Extracted: ...
-    def remove(self) -> None: ...
 
 
 def new_run_id() -> str:
     return "run-" + secrets.token_hex(8)
 
 
-@dataclass(frozen=True)
-class Ending:
-    """What a run left: its final answer."""
-
-    outcome: Outcome
-    exit_status: int | None = None
-    output: list[str] = field(default_factory=list)
-    framed: bool = False
-    lines_missed: bool = True
-    note: str | None = None
-    reason: str | None = None  # why it did not start, or what failed (error_code)
-    pane_lines: list[str] | None = None  # what the pane showed, when that explains it
-    invalid_utf8: int | None = None  # bytes not UTF-8 in the raw output (None: not known)
-
-
 @dataclass
 class Run:
-    """One command sent to one pane; its state changes only through the methods below."""
+    """One command sent to one pane; what its driver (run/driver.py) recorded."""
 
     run_id: str
     pane_id: str
-    frame: RunFrame | None = None
+    frame: Strategy | None = None  # set once, when the run is dispatched
     state: State | Outcome = "prepared"
     created: float = field(default_factory=time.monotonic)
     began: float | None = None  # when the line was typed
@@ -96,8 +61,8 @@ class Run:
     stored_dropped: int = 0
     stored_truncated: bool = False  # the stored output was cut (a line clipped counts too)
     done: anyio.Event = field(default_factory=anyio.Event)
-    _changed: anyio.Event = field(default_factory=anyio.Event)
-    frame_name: FrameName = "local"  # typed: through the terminal (typed_frame.py)
+    changed: anyio.Event = field(default_factory=anyio.Event)  # set and renewed at each move
+    frame_name: FrameName = "local"  # typed: through the terminal (frames/typed.py)
     view: View | None = None  # the run's processes are local: /proc shows input waits
 
     @property
@@ -107,43 +72,6 @@ class Run:
     @property
     def holds_pane(self) -> bool:
         return self.state in HOLDS_PANE
-
-    def _move(self, to: State | Outcome) -> None:
-        self.state = to
-        changed, self._changed = self._changed, anyio.Event()
-        changed.set()
-
-    def dispatch(self) -> None:
-        if self.state == "prepared":
-            self.began = time.monotonic()
-            self._move("dispatched")
-
-    def start(self) -> None:
-        if self.state == "dispatched":
-            self._move("started")
-
-    def stop(self) -> None:
-        if self.state == "started":
-            self._move("stopped")
-
-    def resume(self) -> None:
-        if self.state == "stopped":
-            self._move("started")
-
-    def end(self, ending: Ending) -> None:
-        """Record the final answer once (the newest lines within the largest budget), and
-        remove the run's private files."""
-        if self.ending is not None:
-            return
-        kept = keep_newest(ending.output, MAX_LINES)
-        self.output, self.stored_dropped = kept.lines, kept.lines_dropped
-        self.stored_truncated = kept.truncated
-        self.ending = ending
-        self.finished = time.monotonic()
-        if self.frame is not None:
-            self.frame.remove()
-        self._move(ending.outcome)
-        self.done.set()
 
     async def settled(self, wait: float) -> None:
         """Return when the run has ended or is stopped, or after ``wait`` seconds.
@@ -155,10 +83,10 @@ class Run:
             while not self.final:
                 if self.state == "stopped":
                     with anyio.move_on_after(STOP_GRACE):
-                        await self._changed.wait()
+                        await self.changed.wait()
                         continue
                     return
-                await self._changed.wait()
+                await self.changed.wait()
 
     def elapsed(self) -> float:
         begin = self.began if self.began is not None else self.created
@@ -174,7 +102,10 @@ class RunTable(Toolbox):
         self.pending = PendingInput()
 
     async def aclose(self) -> None:
-        self.remove_files()
+        """Release every run's frame (shutdown: their watchers are cancelled too)."""
+        for run in list(self.runs.values()):
+            if run.frame is not None:
+                await run.frame.close()
 
     def busy(self, pane_id: str) -> Run | None:
         return next((r for r in self.runs.values() if r.pane_id == pane_id and r.holds_pane), None)
@@ -219,9 +150,7 @@ class RunTable(Toolbox):
         return run
 
     def release(self, run: Run) -> None:
-        """Forget a run that was never dispatched, and its files."""
-        if run.frame is not None and run.state == "prepared":
-            run.frame.remove()
+        """Forget a run that was never dispatched (its driver released its frame)."""
         self.runs.pop(run.run_id, None)
 
     def get(self, run_id: str) -> Run:
@@ -236,9 +165,3 @@ class RunTable(Toolbox):
                 data={"run_id": run_id},
             )
         return run
-
-    def remove_files(self) -> None:
-        """Remove every run's private directory (shutdown)."""
-        for run in self.runs.values():
-            if run.frame is not None:
-                run.frame.remove()

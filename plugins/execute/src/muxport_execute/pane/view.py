@@ -12,16 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport import Tmux, classify, fmt, head
+from muxport import Tmux, classify
+
+from muxport_execute.pane.facts import Fact, Facts, answer, ask
 
 Gone = Literal["pane_gone", "server_gone"]
 State = Literal["alive", Gone]
-PROBE = fmt(
-    (
-        "pane_dead", "pane_pid", "cursor_y", "pane_height", "alternate_saved_x",
-        "alternate_saved_y", "pane_current_command",
-    )
-)
+PROBE: tuple[Fact, ...] = ("dead", "pid", "cursor_y", "height", "saved_x", "saved_y", "command")
 
 
 @dataclass(frozen=True)
@@ -38,29 +35,20 @@ def gone_state(stderr: str) -> State | None:
     return "server_gone" if fault == "gone" else "pane_gone" if fault == "missing" else None
 
 
-def _fields(stdout: str) -> tuple[list[str], list[str]]:
-    """The PROBE values (the saved cursor joined as "x,y") and the lines printed after."""
-    found, body = head(stdout)
-    found += [""] * (7 - len(found))
-    text = body.removesuffix("\n")
-    fields = [*found[:4], f"{found[4]},{found[5]}", found[6]]
-    return fields, text.split("\n") if text else []
-
-
-def _state(fields: list[str], pane_pid: str) -> State:
-    if fields[0] == "1" or (pane_pid and fields[1] != pane_pid):
+def _state(facts: Facts, pane_pid: str) -> State:
+    if facts["dead"] == "1" or (pane_pid and facts["pid"] != pane_pid):
         return "pane_gone"  # dead (remain-on-exit) or respawned: not the shell we typed into
     return "alive"
 
 
 async def probe(tmux: Tmux, pane_id: str, pane_pid: str) -> State:
-    out = await tmux.run(("display-message", "-p", "-t", pane_id, PROBE), check=False)
+    out = await tmux.run(ask(pane_id, PROBE), check=False)
     if out.returncode != 0:
         state = gone_state(out.stderr)
         if state is None:
             raise tmux.failure(out)
         return state
-    return _state(_fields(out.stdout)[0], pane_pid)
+    return _state(answer(out.stdout, PROBE)[0], pane_pid)
 
 
 def _below(lines: list[str], cursor_y: str, height: str) -> bool:
@@ -73,7 +61,7 @@ def _below(lines: list[str], cursor_y: str, height: str) -> bool:
 async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
     """The pane's state and its whole joined capture, in one tmux invocation."""
     out = await tmux.run(
-        ("display-message", "-p", "-t", pane_id, PROBE),
+        ask(pane_id, PROBE),
         ("capture-pane", "-p", "-J", "-t", pane_id, "-S", "-"),
         check=False,
     )
@@ -82,11 +70,13 @@ async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
         if state is None:
             raise tmux.failure(out)
         return Observation(state, [])
-    fields, rest = _fields(out.stdout)
+    facts, body = answer(out.stdout, PROBE)
+    text = body.removesuffix("\n")
+    lines = text.split("\n") if text else []
     return Observation(
-        _state(fields, pane_pid),
-        rest,
-        command=fields[5],
-        alternate=fields[4],
-        rows_below_cursor=_below(rest, fields[2], fields[3]),
+        _state(facts, pane_pid),
+        lines,
+        command=facts["command"],
+        alternate=f"{facts['saved_x']},{facts['saved_y']}",
+        rows_below_cursor=_below(lines, facts["cursor_y"], facts["height"]),
     )

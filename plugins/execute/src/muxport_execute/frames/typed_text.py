@@ -48,7 +48,7 @@ from typing import Literal
 
 from muxport import InvalidArgument
 
-from muxport_execute.frame import Markers, quote
+from muxport_execute.frames.base import Markers, quote
 
 Kind = Literal["posix", "fish"]
 # A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at

@@ -11,10 +11,10 @@ from __future__ import annotations
 import anyio
 from muxport import Refused, Tmux
 
-from muxport_execute import procs
-from muxport_execute.frame import is_posix_shell
-from muxport_execute.line_state import Line, PendingInput, clear_own, judge
-from muxport_execute.notes import clear_line, stop_recovery
+from muxport_execute.host import procs
+from muxport_execute.notes import clear_line, is_posix_shell, stop_recovery
+from muxport_execute.pane import facts
+from muxport_execute.pane.line_state import Line, PendingInput, clear_own, judge
 
 STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
 STARTING_BOUND = 5.0  # how long a starting shell is waited for
@@ -40,10 +40,7 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
             while True:  # a poll: tmux fires no event when a foreground program changes
                 await anyio.sleep(delay)
                 delay = min(0.1, delay * 2)
-                out = await tmux.run(
-                    ("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
-                )
-                program = out.stdout.strip()
+                program = (await facts.read(tmux, pane_id, ("command",)))["command"]
                 if is_posix_shell(program):
                     return program
         raise Refused(

@@ -1,0 +1,149 @@
+"""What every frame shares (docs/run-outcomes.md, "Frames"): the markers a run prints,
+the lines found between them, a run's ending, and the strategy a frame is to the run's
+driver (run/driver.py).
+
+A frame prepares (checks, private files, a probe), sends its one line, then follows
+the run, turning what it sees into events (``started``, ``stopped``, ``resumed``) and
+returns the run's ending. Only the driver turns those into a run's transitions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from muxport import ToolContext
+
+from muxport_execute.host.input_wait import View
+
+FrameName = Literal["local", "typed"]
+Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
+Event = Literal["started", "stopped", "resumed"]
+Emit = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class Ending:
+    """What a run left: its final answer."""
+
+    outcome: Outcome
+    exit_status: int | None = None
+    output: list[str] = field(default_factory=list)
+    framed: bool = False
+    lines_missed: bool = True
+    note: str | None = None
+    reason: str | None = None  # why it did not start, or what failed (error_code)
+    pane_lines: list[str] | None = None  # what the pane showed, when that explains it
+    invalid_utf8: int | None = None  # bytes not UTF-8 in the raw output (None: not known)
+
+
+class Strategy(Protocol):
+    """One frame of one run, as the driver uses it: built once the reach is chosen."""
+
+    @property
+    def name(self) -> FrameName: ...
+
+    async def prepare(self, ctx: ToolContext) -> Ending | None:
+        """Everything before typing (checks, files, a probe); an ending where the run
+        ends without its line typed; raises ``Refused`` where nothing was typed."""
+        ...
+
+    async def send(self, ctx: ToolContext) -> View | None:
+        """Type the line; the run's processes as ``/proc`` shows them, if it can."""
+        ...
+
+    async def follow(self, emit: Emit) -> Ending:
+        """Watch the dispatched run, emitting its events, until it ends."""
+        ...
+
+    def extract(self, capture: list[str]) -> Extracted:
+        """The run's output in a joined capture of its pane."""
+        ...
+
+    async def close(self) -> None:
+        """Release what the frame holds (clients, pipes, private files); never raises."""
+        ...
+
+
+def quote(value: str) -> str:
+    """One POSIX single-quoted word."""
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The markers of one run's nonce, all that extract needs: the file frame and the typed
+    frame (frames/typed_text.py) print the same ones."""
+
+    nonce: str
+
+    @property
+    def start_marker(self) -> str:
+        return f"{self.nonce}:s"
+
+    @property
+    def end_pattern(self) -> re.Pattern[str]:
+        """The end marker, at the end of a line (after output that lacked a final newline)."""
+        return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
+
+
+# Another run's frame lines: a marker row, or the typed line that sourced a frame.
+OTHER_FRAME = re.compile(
+    r"[0-9a-f]{32}:(?:s|[ex]:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
+    r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_text.py)
+)
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The command's lines found in a capture."""
+
+    lines: list[str]
+    started: bool  # the start marker is still in the pane
+    ended: bool  # the end marker is in the pane, after the start marker if that is there
+    status: int | None  # the status the end marker carries
+    out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def extract(frame: Markers, capture: list[str]) -> Extracted:
+    """The lines strictly between the markers of ``frame`` in a joined (``-J``) capture.
+
+    The start marker is the last line equal to it; the end marker the first later line
+    ending with it (text before it is a last line printed without a newline). Without
+    the start marker (the output outgrew the history, the pane was cleared, or the
+    cursor moved up over it) the lines the pane still holds before the end marker are
+    returned, but never another run's marker or typed line, nor anything above them.
+    Without the end marker (still running) everything after the start is returned,
+    trailing blank rows dropped.
+    """
+    rows = [row.rstrip() for row in capture]
+    pattern = frame.end_pattern
+    starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
+    ends = [(i, m) for i, row in enumerate(rows) if (m := pattern.match(row))]
+    if starts:
+        begin = starts[-1] + 1
+        after = [(i, m) for i, m in ends if i >= begin]
+        if after:
+            index, match = after[0]
+            tail = [match.group(1)] if match.group(1) else []
+            return Extracted(rows[begin:index] + tail, True, True, int(match.group(2)))
+        status = int(ends[0][1].group(2)) if ends else None
+        return Extracted(_trimmed(rows[begin:]), True, False, status, bool(ends))
+    stop, tail, status = len(rows), [], None
+    if ends:
+        stop, match = ends[0]
+        tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
+    region = rows[:stop]
+    cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
+    lines = region[cut + 1 :] + tail
+    return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
+
+

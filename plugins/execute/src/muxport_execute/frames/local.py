@@ -1,0 +1,150 @@
+"""The local frame as a strategy of the run's driver (docs/run-outcomes.md, "Frames"):
+private files the pane's own shell sources, completion signalled on a tmux channel.
+
+``prepare`` writes the files, then starts the run's ``wait-for`` client while the last
+checks of the pane run: they are independent, and the client costs a tmux process
+start (about 2 ms) the run would otherwise wait for. Nothing reaches the pane before
+the checks pass. ``send`` reads the pane's facts, opens the run's copy of the raw
+output and types the line in one tmux invocation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+
+import anyio
+from anyio.abc import Process
+from muxport import Tmux, ToolContext, ToolError, check_input
+
+from muxport_execute.frames import local_files
+from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName
+from muxport_execute.frames.local_end import Watch
+from muxport_execute.frames.local_follow import follow, stop
+from muxport_execute.host import procs, shell_reads
+from muxport_execute.host.input_wait import View
+from muxport_execute.pane import facts, raw_bytes
+from muxport_execute.pane.line_state import PendingInput, read_line
+from muxport_execute.pane.ready import check_line
+
+# What typing reads about the pane: its process, the alternate screen's saved cursor
+# (it changes when a program enters that screen), its terminal, and a user's own pipe.
+SENT: tuple[facts.Fact, ...] = ("pid", "saved_x", "saved_y", "tty", "pipe")
+
+
+@dataclass
+class LocalStrategy:
+    """One local run: the pane's shell (or fish) of muxport's own user sources its files."""
+
+    pane_id: str
+    run_id: str
+    command: str
+    suppress_history: bool
+    fish: bool
+    pane_pid: str  # as the checks saw it
+    shell: str  # the foreground program's name (a POSIX shell, or fish)
+    pending: PendingInput
+    files: local_files.Frame | None = None
+    waiter: Process | None = None
+    watch: Watch | None = None
+    tmux: Tmux | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> FrameName:
+        return "local"
+
+    async def prepare(self, ctx: ToolContext) -> Ending | None:
+        self.tmux = ctx.tmux
+        self.files = local_files.prepare(
+            self.command, ctx.tmux.binary, ctx.tmux.socket_path, self.suppress_history,
+            self.fish,
+        )
+        channel = self.files.channel
+        problems: list[Exception] = []
+
+        async def start() -> None:
+            try:
+                self.waiter = await ctx.tmux.start_waiter(channel)
+            except Exception as exc:  # raised below, outside the task group
+                problems.append(exc)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(start)
+            try:
+                await self._checks(ctx)
+            except Exception as exc:  # raised below, once the client has started
+                problems.insert(0, exc)
+        if problems:
+            raise problems[0]
+        return None
+
+    async def _checks(self, ctx: ToolContext) -> None:
+        """The input check again right before typing, beside a look at the line editor
+        (fish: the input check alone)."""
+        if self.fish:
+            await check_input(ctx, self.pane_id, exactly_one=True)
+            return
+        lines = []
+        async with anyio.create_task_group() as group:
+
+            async def again() -> None:
+                await check_input(ctx, self.pane_id, exactly_one=True)
+
+            async def line() -> None:
+                lines.append(await read_line(ctx.tmux, self.pane_id))
+
+            group.start_soon(again)
+            group.start_soon(line)
+        await check_line(ctx.tmux, self.pane_id, self.shell, lines[0], self.pending)
+
+    async def send(self, ctx: ToolContext) -> View | None:
+        assert self.files is not None
+        # Read while the shell has the terminal: the run has ended when it has it again.
+        group = procs.foreground_group(self.pane_pid)
+        before = procs.children(group) if group else set()
+        line = self.files.typed_line(self.suppress_history) + "\r"
+        read_before = shell_reads.bytes_read(group)
+        sent = await ctx.tmux.run(
+            facts.ask(self.pane_id, SENT),
+            raw_bytes.open_pipe(self.pane_id, self.files.directory),
+            ("send-keys", "-t", self.pane_id, "-l", "--", line),
+        )
+        seen = facts.answer(sent.stdout, SENT)[0]
+        # the pane had no pipe of the user's: the one opened above is the run's copy
+        copy = None if seen["pipe"] != "0" else raw_bytes.Copy(
+            self.pane_id, self.files.directory, self.files.start_marker,
+            f"{self.files.nonce}:e:")
+        self.watch = Watch(
+            ctx.tmux, self.pane_id, self.run_id, self.files, self.waiter, seen["pid"],
+            self.shell, group, before, f"{seen['saved_x']},{seen['saved_y']}", seen["tty"],
+            read_before, len(line.encode()), copy=copy, began=time.monotonic(),
+        )
+        self.waiter = None  # the watch owns it now
+        return View(int(seen["pid"]), group, seen["tty"]) if seen["pid"].isdigit() else None
+
+    async def follow(self, emit: Emit) -> Ending:
+        assert self.watch is not None
+        return await follow(self.watch, emit)
+
+    def extract(self, capture: list[str]) -> Extracted:
+        assert self.files is not None
+        return self.files.extract(capture)
+
+    async def close(self) -> None:
+        if self.waiter is not None and self.tmux is not None:
+            # Never signalled (refused or cancelled before typing): woken rather than only
+            # killed, since a killed waiter stays registered on the tmux server.
+            try:
+                await self.tmux.wake_waiter(self.files.channel if self.files else "", self.waiter)
+            except (ToolError, OSError):  # tmux fails: at least reap the client
+                await self.tmux.stop_client(self.waiter)
+            self.waiter = None
+        if self.watch is not None:
+            await stop(self.watch)
+            if self.watch.copy is not None:
+                with contextlib.suppress(ToolError):
+                    await raw_bytes.close(self.watch.tmux, self.watch.copy)
+                self.watch.copy = None
+        if self.files is not None:
+            self.files.remove()

@@ -1,0 +1,136 @@
+"""The typed frame as a strategy of the run's driver (frames/typed_text.py): the checks
+before anything is typed, the probe where the far shell is unknown, the typed line,
+then its watcher (frames/typed_follow.py).
+
+Order (docs/run-outcomes.md, "Typed frames"): a full-screen program or a carrier asking
+for a secret ends the run ``not_started`` before any look at the line; then the far
+line is checked (typed_check.py: refused, nothing typed); only then is the probe typed,
+and the frame once a shell has answered it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+from muxport import ToolContext, check_input
+
+from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName, extract
+from muxport_execute.frames.choose import Reach
+from muxport_execute.frames.typed_check import check_far_line
+from muxport_execute.frames.typed_end import shown
+from muxport_execute.frames.typed_follow import TypedWatch, follow, look_until, type_line
+from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed_kind
+from muxport_execute.host import procs
+from muxport_execute.host.input_wait import View, echo_off
+from muxport_execute.notes import typed_not_started
+from muxport_execute.pane import facts
+from muxport_execute.pane.line_state import PendingInput
+from muxport_execute.pane.view import Observation
+
+PROBE_BOUND = 5.0
+BEFORE: tuple[facts.Fact, ...] = ("alternate_on", "session", "tty")
+
+
+def _not_started(pane_id: str, reason: str, what: str, lines: list[str]) -> Ending:
+    note = typed_not_started(pane_id, what, lines)
+    return Ending("not_started", note=note, reason=reason, pane_lines=lines)
+
+
+@dataclass
+class TypedStrategy:
+    """One typed run: the line travels through the terminal to whatever shell reads it."""
+
+    pane_id: str
+    run_id: str
+    command: str
+    suppress_history: bool
+    reach: Reach
+    pane_pid: str
+    shell: str  # the pane's foreground program (the carrier, or su's far shell)
+    pending: PendingInput
+    frame: TypedFrame | None = None
+    session_id: str = ""
+    tty: str = ""
+    watch: TypedWatch | None = None
+
+    @property
+    def name(self) -> FrameName:
+        return "typed"
+
+    async def prepare(self, ctx: ToolContext) -> Ending | None:
+        """Where nothing should be typed, or no shell answered the probe, the run ends
+        ``not_started``; a line that is not a far shell's empty prompt is refused."""
+        seen = await facts.read(ctx.tmux, self.pane_id, BEFORE)
+        self.session_id, self.tty = seen["session"], seen["tty"]
+        reach = self.reach
+        frame = new_typed_frame(reach.kind or "posix")
+        kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
+        for each in kinds:  # refuses a command too long to type, before anything is typed
+            dataclasses.replace(frame, kind=each).typed_line(self.command, self.suppress_history)
+        self.frame = frame
+        if reach.kind is None:
+            if seen["alternate_on"] == "1":
+                return _not_started(
+                    self.pane_id, "full_screen",
+                    "the pane shows a full-screen program (alternate screen) on the far side "
+                    f"of {reach.carrier}, not a shell prompt: nothing was typed", [],
+                )
+            if echo_off(self.tty):
+                return _not_started(
+                    self.pane_id, "secret_prompt",
+                    "the pane's terminal reads a line with echo off (the carrier asks for a "
+                    "password or passphrase; ask the user to type it): nothing was typed", [],
+                )
+        await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
+        if reach.kind is None:
+            kind, lines = await self._probe(ctx)
+            if kind is None:
+                return _not_started(
+                    self.pane_id, "no_shell_answer",
+                    f"no shell answered the probe line within {PROBE_BOUND:g}s (the far side "
+                    "may still be connecting, ask for a password, or run a program)", lines,
+                )
+            self.frame = dataclasses.replace(frame, kind=kind)
+        await check_input(ctx, self.pane_id, exactly_one=True)  # again, right before typing
+        return None
+
+    async def _probe(self, ctx: ToolContext) -> tuple[Kind | None, list[str]]:
+        """Type the probe line; the far shell's kind, or None (and what the pane shows)."""
+        frame = new_typed_frame("posix")
+        await type_line(ctx, self.pane_id, frame.probe_line())
+
+        def answered(seen: Observation) -> Kind | None:
+            return probed_kind(frame, seen.lines)
+
+        found, seen = await look_until(
+            ctx, self.pane_id, self.pane_pid, self.session_id, answered, PROBE_BOUND
+        )
+        kind: Kind | None = "fish" if found == "fish" else "posix" if found == "posix" else None
+        return kind, shown(seen.lines)
+
+    async def send(self, ctx: ToolContext) -> View | None:
+        assert self.frame is not None
+        group = procs.foreground_group(self.pane_pid)
+        await type_line(ctx, self.pane_id, self.frame.typed_line(self.command,
+                                                                 self.suppress_history))
+        view = None
+        if self.reach.local_view and self.pane_pid.isdigit():
+            view = View(int(self.pane_pid), group, self.tty)
+        self.watch = TypedWatch(
+            ctx, self.pane_id, self.run_id, self.pane_pid, self.session_id, self.frame,
+            self.reach.carrier, view, time.monotonic(),
+        )
+        return view
+
+    async def follow(self, emit: Emit) -> Ending:
+        assert self.watch is not None
+        return await follow(self.watch, emit)
+
+    def extract(self, capture: list[str]) -> Extracted:
+        assert self.frame is not None
+        return extract(self.frame, capture)
+
+    async def close(self) -> None:
+        """Nothing to release: a typed frame writes nothing anywhere."""

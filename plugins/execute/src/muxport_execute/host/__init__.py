@@ -1,0 +1,1 @@
+"""What the host says about a pane's processes: /proc, termios, syscalls."""

@@ -1,0 +1,1 @@
+"""What the pane says: its facts (one table), its screen and line, its raw output."""

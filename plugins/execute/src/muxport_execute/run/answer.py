@@ -1,0 +1,136 @@
+"""A run's answer: what run_shell_command and wait_for_run return, once the run ended,
+stopped or outlived the wait (docs/run-outcomes.md, "Outcomes").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import anyio
+from muxport import Result, ToolContext, clamp_lines, keep_newest
+from pydantic import Field, WithJsonSchema
+
+from muxport_execute.frames.base import FrameName
+from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
+from muxport_execute.notes import stop_recovery, stopped_recovery
+from muxport_execute.pane.view import observe
+from muxport_execute.run.table import Run
+
+AnswerOutcome = Literal[
+    "completed", "timed_out", "waiting_for_input", "stopped", "not_started", "lost",
+    "pane_gone", "server_gone", "error",
+]
+PROMPT_LINES = 3
+
+
+class RunAnswer(Result):
+    pane_id: str
+    outcome: AnswerOutcome = Field(description="see note")
+    exit_status: int | None = None
+    output: list[str] = Field(description="only what the command printed")
+    framed: bool = Field(description="output is exactly the command's")
+    lines_missed: bool = Field(description="output may be missing")
+    truncated: bool
+    lines_dropped: int
+    run_id: str = Field(description="for wait_for_run")
+    seconds: float = Field(description="how long it ran")
+    effective_timeout: float
+    max_lines: int
+    reason: str | None = None
+    pane_lines: list[str] | None = None
+    frame: FrameName = Field(description="local or typed")
+    echo_off: bool | None = Field(default=None, description="a secret prompt")
+    # bytes not UTF-8 (README "Bytes that are not UTF-8"); left out when not known. Its
+    # schema says integer only, as note's does: tools/list stays under its limit.
+    invalid_utf8: Annotated[
+        int | None, WithJsonSchema({"type": "integer"}, mode="serialization")
+    ] = None
+    prompt: list[str] | None = None
+
+
+def answer(
+    run: Run, outcome: AnswerOutcome, lines: list[str], framed: bool, missed: bool,
+    max_lines: int | None, timeout: float, note: str | None = None,
+    reading: Reader | None = None,
+) -> RunAnswer:
+    budget = clamp_lines(max_lines)
+    kept = keep_newest(lines, budget)
+    ending = run.ending if run.final else None
+    dropped = run.stored_dropped if ending else 0
+    return RunAnswer(
+        pane_id=run.pane_id,
+        outcome=outcome,
+        exit_status=ending.exit_status if ending else None,
+        output=kept.lines,
+        framed=framed,
+        lines_missed=missed,
+        # a cut made when the output was stored stays reported through this second cut
+        truncated=kept.truncated or dropped > 0 or (ending is not None and run.stored_truncated),
+        lines_dropped=kept.lines_dropped + dropped,
+        run_id=run.run_id,
+        seconds=round(run.elapsed(), 3),
+        effective_timeout=timeout,
+        max_lines=budget,
+        note=ending.note if ending else note,
+        reason=ending.reason if ending else None,
+        pane_lines=ending.pane_lines if ending else None,
+        invalid_utf8=ending.invalid_utf8 if ending else None,
+        frame=run.frame_name,
+        echo_off=reading.echo_off if reading is not None else None,
+        prompt=[line for line in lines if line.strip()][-PROMPT_LINES:] if reading else None,
+    )
+
+
+async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
+    """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so far."""
+    reading: Reader | None = None
+
+    async def inputs(view: View, scope: anyio.CancelScope) -> None:
+        nonlocal reading
+        reading = await until_reading(view)
+        scope.cancel()
+
+    if run.view is not None:
+        start_thread()
+    async with ctx.heartbeat(f"run {run.run_id} in {run.pane_id}", wait):
+        async with anyio.create_task_group() as group:
+            if run.view is not None and not run.final:
+                group.start_soon(inputs, run.view, group.cancel_scope)
+            await run.settled(wait)
+            group.cancel_scope.cancel()
+    seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
+    if run.ending is not None or seen is None or run.frame is None:  # perhaps while read
+        end = run.ending
+        assert end is not None
+        return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
+    found = run.frame.extract(seen.lines)
+    if run.state == "stopped":
+        note = stopped_recovery(run.pane_id, run.run_id)
+        return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
+    if reading is not None:
+        return answer(run, "waiting_for_input", found.lines, False, not found.started,
+                      max_lines, wait, waiting_note(run, reading), reading)
+    note = (
+        f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
+        f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
+    )
+    if run.view is None:
+        note += (
+            "; muxport cannot see whether a command on the far side of a carrier (ssh, "
+            "sudo, a container) waits for input: capture_pane shows what the pane asks"
+        )
+    return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
+
+
+def waiting_note(run: Run, reading: Reader) -> str:
+    collect = f"then call wait_for_run with run_id {run.run_id} for its exit status"
+    if reading.echo_off:
+        return (
+            f"run {run.run_id} waits for input with echo off in {run.pane_id}: a password or "
+            "another secret. Ask the user to type it into that pane themselves; never ask for "
+            f"a password or send one yourself; {collect} (send_keys C-c gives up)"
+        )
+    return (
+        f"run {run.run_id} waits for input in {run.pane_id} (see prompt): answer with "
+        f"paste_text or send_keys to {run.pane_id}, {collect}; send_keys C-c stops it"
+    )
