@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from muxport_execute.frames.base import extract
 from muxport_execute.frames.local_files import Frame
-from muxport_execute.pane.line_state import Line, judge, prompt_like
+from muxport_execute.pane.line_state import judge, prompt_like
+from muxport_execute.pane.view import Line
 
 
 @pytest.mark.parametrize(("left", "empty"), [

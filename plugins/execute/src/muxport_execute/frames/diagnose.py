@@ -10,7 +10,8 @@ from muxport import Tmux
 
 from muxport_execute.frames.base import Ending
 from muxport_execute.notes import clear_line
-from muxport_execute.pane.line_state import judge, read_line
+from muxport_execute.pane.line_state import judge
+from muxport_execute.pane.view import read_line
 
 SHOWN_ROWS = 6
 UNREADABLE = ("Permission denied", "No such file", "can't open", "cannot open", "not found")

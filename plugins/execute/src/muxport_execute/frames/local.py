@@ -24,13 +24,14 @@ from muxport_execute.frames.local_end import Watch
 from muxport_execute.frames.local_follow import follow, stop
 from muxport_execute.host import procs, shell_reads
 from muxport_execute.host.input_wait import View
-from muxport_execute.pane import facts, raw_bytes
-from muxport_execute.pane.line_state import PendingInput, read_line
+from muxport_execute.pane import raw_bytes, view
+from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.pane.ready import check_line
+from muxport_execute.pane.view import read_line
 
 # What typing reads about the pane: its process, the alternate screen's saved cursor
 # (it changes when a program enters that screen), its terminal, and a user's own pipe.
-SENT: tuple[facts.Fact, ...] = ("pid", "saved_x", "saved_y", "tty", "pipe")
+SENT: tuple[view.Fact, ...] = ("pid", "saved_x", "saved_y", "tty", "pipe")
 
 
 @dataclass
@@ -106,11 +107,11 @@ class LocalStrategy:
         line = self.files.typed_line(self.suppress_history) + "\r"
         read_before = shell_reads.bytes_read(group)
         sent = await ctx.tmux.run(
-            facts.ask(self.pane_id, SENT),
+            view.ask(self.pane_id, SENT),
             raw_bytes.open_pipe(self.pane_id, self.files.directory),
             ("send-keys", "-t", self.pane_id, "-l", "--", line),
         )
-        seen = facts.answer(sent.stdout, SENT)[0]
+        seen = view.answer(sent.stdout, SENT)[0]
         # the pane had no pipe of the user's: the one opened above is the run's copy
         copy = None if seen["pipe"] != "0" else raw_bytes.Copy(
             self.pane_id, self.files.directory, self.files.start_marker,

@@ -25,12 +25,12 @@ from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame,
 from muxport_execute.host import procs
 from muxport_execute.host.input_wait import View, echo_off
 from muxport_execute.notes import typed_not_started
-from muxport_execute.pane import facts
+from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.pane.view import Observation
 
 PROBE_BOUND = 5.0
-BEFORE: tuple[facts.Fact, ...] = ("alternate_on", "session", "tty")
+BEFORE: tuple[view.Fact, ...] = ("alternate_on", "session", "tty")
 
 
 def _not_started(pane_id: str, reason: str, what: str, lines: list[str]) -> Ending:
@@ -62,7 +62,7 @@ class TypedStrategy:
     async def prepare(self, ctx: ToolContext) -> Ending | None:
         """Where nothing should be typed, or no shell answered the probe, the run ends
         ``not_started``; a line that is not a far shell's empty prompt is refused."""
-        seen = await facts.read(ctx.tmux, self.pane_id, BEFORE)
+        seen = await view.read(ctx.tmux, self.pane_id, BEFORE)
         self.session_id, self.tty = seen["session"], seen["tty"]
         reach = self.reach
         frame = new_typed_frame(reach.kind or "posix")
@@ -115,14 +115,14 @@ class TypedStrategy:
         group = procs.foreground_group(self.pane_pid)
         await type_line(ctx, self.pane_id, self.frame.typed_line(self.command,
                                                                  self.suppress_history))
-        view = None
+        local = None
         if self.reach.local_view and self.pane_pid.isdigit():
-            view = View(int(self.pane_pid), group, self.tty)
+            local = View(int(self.pane_pid), group, self.tty)
         self.watch = TypedWatch(
             ctx, self.pane_id, self.run_id, self.pane_pid, self.session_id, self.frame,
-            self.reach.carrier, view, time.monotonic(),
+            self.reach.carrier, local, time.monotonic(),
         )
-        return view
+        return local
 
     async def follow(self, emit: Emit) -> Ending:
         assert self.watch is not None

@@ -26,8 +26,9 @@ import anyio
 from muxport import Refused, ToolContext, watcher
 
 from muxport_execute.notes import clear_line
-from muxport_execute.pane.line_state import Line, PendingInput, read_line
+from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.pane.ready import check_line
+from muxport_execute.pane.view import Line, read_line
 
 PROMPT_BOUND = 2.0
 # Whole cursor-row texts of REPLs and debuggers: python (and its continuation), node or

@@ -26,7 +26,6 @@ text found and the recovery, never cleared.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,10 +34,9 @@ from muxport import Tmux
 
 from muxport_execute.host import procs
 from muxport_execute.host.shell_reads import pending_read
-from muxport_execute.pane.facts import Fact, answer, ask
+from muxport_execute.pane.view import Line, read_line
 
 Verdict = Literal["empty", "text", "continuation", "reading"]
-LINE: tuple[Fact, ...] = ("cursor_x", "cursor_y", "tty", "command", "pid")
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -53,44 +51,6 @@ ENDS_WITHOUT_SPACE = set("$#%>❯»")
 # Keys after which this server's input is no longer on the line (sent, discarded, or
 # signals to a program that runs: C-z, C-\\, C-d).
 LINE_DONE = frozenset({"Enter", "C-m", "C-j", "KPEnter", "C-c", "C-z", "C-\\", "C-d"})
-
-
-@dataclass(frozen=True)
-class Line:
-    """The pane's cursor row, split at the cursor, and what runs there."""
-
-    left: str
-    right: str
-    above: str
-    tty: str
-    command: str
-    pid: str = ""  # the pane's first process
-
-
-def _cells(text: str, width: int) -> tuple[str, str]:
-    """``text`` split after ``width`` terminal cells (wide characters take two)."""
-    used = 0
-    for index, char in enumerate(text):
-        if used >= width:
-            return text[:index], text[index:]
-        used += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-    return text + " " * max(0, width - used), ""
-
-
-async def read_line(tmux: Tmux, pane_id: str) -> Line:
-    """The cursor row and the row above it, in one tmux invocation."""
-    out = await tmux.run(
-        ask(pane_id, LINE),
-        ("capture-pane", "-p", "-t", pane_id),
-    )
-    facts, body = answer(out.stdout, LINE)
-    x, y = (int(v) if v.isdigit() else 0 for v in (facts["cursor_x"], facts["cursor_y"]))
-    text = body.removesuffix("\n")
-    rows = text.split("\n") if text else []
-    row = rows[y] if y < len(rows) else ""
-    left, right = _cells(row, x)
-    above = rows[y - 1] if 0 < y <= len(rows) else ""
-    return Line(left, right.rstrip(), above.rstrip(), facts["tty"], facts["command"], facts["pid"])
 
 
 def prompt_like(left: str) -> bool:

@@ -13,8 +13,9 @@ from muxport import Refused, Tmux
 
 from muxport_execute.host import procs
 from muxport_execute.notes import clear_line, is_posix_shell, stop_recovery
-from muxport_execute.pane import facts
-from muxport_execute.pane.line_state import Line, PendingInput, clear_own, judge
+from muxport_execute.pane import view
+from muxport_execute.pane.line_state import PendingInput, clear_own, judge
+from muxport_execute.pane.view import Line
 
 STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
 STARTING_BOUND = 5.0  # how long a starting shell is waited for
@@ -40,7 +41,7 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
             while True:  # a poll: tmux fires no event when a foreground program changes
                 await anyio.sleep(delay)
                 delay = min(0.1, delay * 2)
-                program = (await facts.read(tmux, pane_id, ("command",)))["command"]
+                program = (await view.read(tmux, pane_id, ("command",)))["command"]
                 if is_posix_shell(program):
                     return program
         raise Refused(
