@@ -133,19 +133,21 @@ class LocalStrategy:
         return self.files.extract(capture)
 
     async def close(self) -> None:
-        if self.waiter is not None and self.tmux is not None:
+        """Idempotent, and safe to call twice at once (a shutdown beside the watch):
+        each thing is taken before it is released."""
+        waiter, self.waiter = self.waiter, None
+        if waiter is not None and self.tmux is not None and self.files is not None:
             # Never signalled (refused or cancelled before typing): woken rather than only
             # killed, since a killed waiter stays registered on the tmux server.
             try:
-                await self.tmux.wake_waiter(self.files.channel if self.files else "", self.waiter)
+                await self.tmux.wake_waiter(self.files.channel, waiter)
             except (ToolError, OSError):  # tmux fails: at least reap the client
-                await self.tmux.stop_client(self.waiter)
-            self.waiter = None
+                await self.tmux.stop_client(waiter)
         if self.watch is not None:
             await stop(self.watch)
-            if self.watch.copy is not None:
+            copy, self.watch.copy = self.watch.copy, None
+            if copy is not None:
                 with contextlib.suppress(ToolError):
-                    await raw_bytes.close(self.watch.tmux, self.watch.copy)
-                self.watch.copy = None
+                    await raw_bytes.close(self.watch.tmux, copy)
         if self.files is not None:
             self.files.remove()

@@ -158,9 +158,9 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
     lines, invalid = found.lines, None
     if w.copy is not None and found.started and found.ended:
         invalid, lines = await raw_bytes.check(w.copy, lines)
-    if w.copy is not None:  # closed before the answer: the next run may copy again
-        await raw_bytes.close(w.tmux, w.copy)
-        w.copy = None
+    copy, w.copy = w.copy, None
+    if copy is not None:  # closed before the answer: the next run may copy again
+        await raw_bytes.close(w.tmux, copy)
         if invalid and note is None:
             note = raw_bytes.NOTE.format(count=invalid)
     return Ending("completed", status, lines, framed, not framed, note, invalid_utf8=invalid)

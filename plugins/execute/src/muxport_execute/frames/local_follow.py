@@ -118,6 +118,6 @@ async def follow(w: Watch, emit: Emit) -> Ending:
 
 async def stop(w: Watch) -> None:
     """End the run's wait-for client (signalled, or no longer needed)."""
-    if w.waiter is not None:
-        await w.tmux.stop_client(w.waiter)
-        w.waiter = None
+    waiter, w.waiter = w.waiter, None
+    if waiter is not None:
+        await w.tmux.stop_client(waiter)
