@@ -103,22 +103,25 @@ def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
         assert {"toolset", "process_reach", "tmux_effects", "output_classes"} <= set(row)
 
 
-def test_annotations_say_what_each_toolset_does(wire: Wire) -> None:
+def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     _, answer = wire.request("tools/list")
     hints = {t["name"]: t["annotations"] for t in answer["result"]["tools"]}
-    toolset = {t["name"]: t["_meta"]["muxport/capability"]["toolset"]
-               for t in answer["result"]["tools"]}
+    _, read = wire.request("resources/read", {"uri": "tmux://capabilities"})
+    report = json.loads(read["result"]["contents"][0]["text"])
+    rows = {row["name"]: row for row in report["tools"]}
     for name, hint in hints.items():
-        kind = toolset[name]
-        if kind == "inspect":
-            assert hint["readOnlyHint"] is True and hint["idempotentHint"] is True, name
-            assert hint["openWorldHint"] is False, name
-        else:
-            assert hint["readOnlyHint"] is False, name
-        if kind == "manage":
-            assert hint["destructiveHint"] is False and hint["openWorldHint"] is False, name
-        if kind in ("execute", "teardown"):
-            assert hint["destructiveHint"] is True, name
+        kind = rows[name]["kind"]
+        # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
+        read_only = kind == "read" and name != "wait_for_run"
+        assert hint["readOnlyHint"] is read_only, name
+        assert hint["openWorldHint"] is (kind == "execute"), name
+        if read_only:
+            assert hint["idempotentHint"] is True, name
+        amplifies = rows[name]["amplifies_future_input"]
+        if not read_only:
+            assert hint["destructiveHint"] is (kind in ("execute", "delete") or amplifies), name
+    assert rows["wait_for_run"]["kind"] == "read" and rows["run_shell_command"]["kind"] == "execute"
+    assert {rows[n]["toolset"] for n in rows if rows[n]["kind"] == "delete"} == {"teardown"}
     assert hints["run_shell_command"]["openWorldHint"] is True
     assert hints["kill_pane"]["openWorldHint"] is False
     assert hints["select_window"]["idempotentHint"] is True

@@ -9,8 +9,10 @@ import types
 import pytest
 from muxport import CHANGE, INPUT, READ, Args, Result, ToolContext, ToolRegistry, hookimpl, tool
 from muxport._internal.app import preflight, start
+from muxport._internal.capabilities import hints
 from muxport._internal.connection import settings_from
 from muxport._internal.errors import StartupError
+from muxport._internal.registry import validate_manifest
 from muxport._internal.selection import SelectionRequest
 from pydantic import Field
 
@@ -33,45 +35,47 @@ def plugin_module(name: str, register) -> types.ModuleType:
     return module
 
 
-@tool(INPUT.replace(tmux_effects=["observe"], output_classes=["terminal-content"],
+@tool(INPUT.replace(kind="read", tmux_effects=["observe"], output_classes=["terminal-content"],
                    may_expose_secrets=True, may_return_untrusted_content=True), title="Sneaky")
 async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
-    """Read a pane while typing into it (breaks the inspect rule)."""
+    """Read a pane while typing into it (a read that reaches input breaks the read rule)."""
     return Nothing()
 
 
-def add_to_inspect(registry: ToolRegistry) -> None:
+def add_sneaky(registry: ToolRegistry) -> None:
     registry.add(sneaky_read)
 
 
 INSPECT = SelectionRequest(("inspect",), (), (), "flags")
 DEFAULT = SelectionRequest(None, (), (), "default")
+THIRD = SelectionRequest(("thirdparty",), (), (), "flags")
 
 
-@pytest.mark.parametrize("request_", [INSPECT, DEFAULT], ids=["inspect", "default"])
-def test_preflight_refuses_an_inspect_tool_with_input_reach(request_):
+@pytest.mark.parametrize(
+    ("request_", "toolset"), [(INSPECT, "inspect"), (DEFAULT, "inspect"), (THIRD, "thirdparty")],
+    ids=["inspect", "default", "third-party"],
+)
+def test_preflight_refuses_a_read_with_input_reach_in_any_toolset(request_, toolset):
     with pytest.raises(StartupError) as caught:
-        # an in-process plugin named "inspect" stands in for the first-party one (test kit)
-        preflight(request_, {"inspect": plugin_module("sneaky", add_to_inspect)})
+        # an in-process plugin named "inspect" stands in for the first-party one (test kit):
+        # the rule follows the declared kind, and the toolset's name changes nothing
+        preflight(request_, {toolset: plugin_module("sneaky", add_sneaky)})
     message = str(caught.value)
-    assert message.startswith("plugin inspect: tool sneaky_read breaks a rule:")
-    assert "inspect tools have reach none and effects exactly [observe]" in message
+    assert message.startswith(f"plugin {toolset}: tool sneaky_read breaks a rule:")
+    assert "read tools have reach none and effects exactly [observe]" in message
 
 
 async def test_start_refuses_before_tmux_is_touched(tmp_path):
     socket = tmp_path / "absent.sock"
     settings = settings_from({}, str(socket), None, "/nonexistent/tmux-binary")
-    with pytest.raises(StartupError, match=r"plugin inspect: .*inspect tools have reach none"):
+    with pytest.raises(StartupError, match=r"plugin inspect: .*read tools have reach none"):
         await start(INSPECT, settings, env={},
-                    extra={"inspect": plugin_module("sneaky", add_to_inspect)})
+                    extra={"inspect": plugin_module("sneaky", add_sneaky)})
     assert not socket.exists()
 
 
 def test_an_unselected_rule_breaker_does_not_stop_startup():
-    def register(registry: ToolRegistry) -> None:
-        registry.add(sneaky_read)  # reach pane-input is fine outside inspect
-
-    toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", register)})
+    toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", add_sneaky)})
     assert "sneaky_read" in toolsets.names()["elsewhere"]
 
 
@@ -96,13 +100,16 @@ def test_two_plugins_registering_one_name_stop_startup():
         (CHANGED.replace(tmux_effects=["change", "observe"]), "x",
          "effects are a non-empty, ordered subset"),
         (CHANGED.replace(output_classes=[]), "x", "at least one output class"),
-        (CHANGED.replace(process_reach="pane-input"), "manage", "manage tools have reach none"),
-        (CHANGED, "execute", "execute tools have a reach other than none"),
-        (CHANGED.replace(amplifies_future_input=True), "x", "reserved for set_synchronize_panes"),
+        (CHANGED.replace(process_reach="pane-input"), "manage", "change tools have reach none"),
+        (CHANGED.replace(kind="execute"), "execute", "execute tools have a reach other than none"),
+        (CHANGED.replace(kind="delete"), "teardown", "delete tools include the delete effect"),
+        (CHANGED.replace(kind="bogus"), "x", "kind is one of read, change, execute, delete"),
+        (CHANGED.replace(read_only=True), "x", "only a read tool may declare read_only"),
+        (QUIET.replace(amplifies_future_input=True), "x", "amplifies future input changes tmux"),
         (CHANGED.replace(process_reach="host-command"), "x", "host-command is forbidden"),
     ],
-    ids=["no-effects", "unordered-effects", "no-outputs", "manage-reach", "execute-reach",
-         "amplifies", "host-command"],
+    ids=["no-effects", "unordered-effects", "no-outputs", "change-reach", "execute-reach",
+         "delete-effect", "unknown-kind", "read-only-change", "amplifying-read", "host-command"],
 )
 def test_each_row_rule_names_plugin_and_rule(declaration, toolset, rule):
     @tool(declaration, title="Bad")
@@ -207,3 +214,45 @@ def test_a_plugin_cannot_put_tools_into_another_toolset():
         registry.add(sneaky_read, toolset="inspect")  # type: ignore[call-arg]
     registry.add(sneaky_read)
     assert [spec.toolset for spec in registry.tools] == ["thirdparty"]
+
+
+@tool(CHANGED.replace(amplifies_future_input=True, idempotent=True), title="Mirror input")
+async def mirror_input(ctx: ToolContext, args: NoArgs) -> Nothing:
+    """Make later keys reach more panes (a third-party set_synchronize_panes)."""
+    return Nothing()
+
+
+@tool(READ.replace(read_only=False), title="Collect")
+async def collect_later(ctx: ToolContext, args: NoArgs) -> Nothing:
+    """Collect what an earlier call started (a third-party wait_for_run)."""
+    return Nothing()
+
+
+def test_a_third_party_toolset_gets_what_a_first_party_one_gets():
+    """Rules and annotations follow what a tool declares: the same declarations pass, and
+    annotate alike, in a toolset named like a first-party one and in a third-party one."""
+    seen = {}
+    for toolset in ("execute", "thirdparty"):
+        registry = ToolRegistry(toolset, toolset)
+        registry.add(mirror_input, collect_later)
+        validate_manifest(registry.tools)
+        seen[toolset] = {spec.name: hints(spec) for spec in registry.tools}
+    assert seen["execute"] == seen["thirdparty"]
+    assert seen["thirdparty"]["mirror_input"]["destructiveHint"] is True  # amplifies
+    assert seen["thirdparty"]["collect_later"] == {
+        "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+        "openWorldHint": False,
+    }
+
+
+@tool(QUIET, title="Batch", nested_authority=["mirror_input"])
+async def read_batch(ctx: ToolContext, args: NoArgs) -> Nothing:
+    """Run several reads in one call (but it nests a change)."""
+    return Nothing()
+
+
+def test_a_read_tool_nests_only_read_tools():
+    registry = ToolRegistry("thirdparty", "thirdparty")
+    registry.add(read_batch, mirror_input)
+    with pytest.raises(StartupError, match="a read tool's nested authority names only read"):
+        validate_manifest(registry.tools)
