@@ -22,7 +22,7 @@ from muxport._internal.schemas import plain, without_nested_prose
 
 if TYPE_CHECKING:
     from muxport._internal.context import ToolContext
-    from muxport._internal.transport import Tmux
+    from muxport._internal.tmuxclient import Tmux
 
 # What kind of tool it is: the core's rules and the annotations attach to the kind, never
 # to a toolset's or a tool's name (docs/plugin-contract.md, "Kinds").

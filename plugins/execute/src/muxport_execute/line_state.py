@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport import Tmux, fmt, head
+from muxport import Tmux
+from muxport.formats import fmt, head
 
 from muxport_execute import procs
 from muxport_execute.shell_reads import pending_read

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport import Tmux, classify, fmt, head
+from muxport import Tmux, classify
+from muxport.formats import fmt, head
 
 Gone = Literal["pane_gone", "server_gone"]
 State = Literal["alive", Gone]

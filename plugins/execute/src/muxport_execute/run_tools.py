@@ -11,19 +11,15 @@ from muxport import (
     COMMAND,
     READ,
     Args,
-    Cohort,
     MaxLines,
     PaneId,
     Result,
     Timeout,
     ToolContext,
     ToolError,
-    check_input,
-    clamp_lines,
-    effective_timeout,
-    keep_newest,
     tool,
 )
+from muxport.policy import Cohort, check_input, clamp_lines, effective_timeout, keep_newest
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute import frame as frames

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import anyio
-from muxport import MAX_LINES, NotFound, Refused, Toolbox, keep_newest
+from muxport import NotFound, Refused, Toolbox
+from muxport.policy import MAX_LINES, keep_newest
 
 from muxport_execute.frame import Extracted
 from muxport_execute.input_wait import View

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from muxport import ToolContext, check_input
+from muxport import ToolContext
+from muxport.policy import check_input
 
 from muxport_execute.input_wait import View, echo_off
 from muxport_execute.line_state import PendingInput
