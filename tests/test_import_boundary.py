@@ -77,3 +77,15 @@ def test_the_check_catches_a_private_import(tmp_path: Path) -> None:
         "probe.py:6 imports muxport.testing: import from muxport, muxport.formats, "
         "muxport.policy",
     ]
+
+
+def test_the_core_imports_no_private_module_of_the_sdk() -> None:
+    """The SDK's underscored modules may change in any release (``mcp>=2.3,<3``)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line} imports {module} {names}"
+        for path in (ROOT / "core" / "src").glob("**/*.py")
+        for line, module, names in imports(path)
+        if module.split(".")[0] == "mcp"
+        and any(part.startswith("_") for part in [*module.split("."), *names])
+    ]
+    assert found == []
