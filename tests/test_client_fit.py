@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 from muxport._internal.schemas import problems
+from muxport.testing import JsonLines
 from muxport.testing.clients import launcher
 
 from tests.conftest import FIRST_PARTY, clean_env
@@ -19,6 +20,7 @@ from tests.conftest import FIRST_PARTY, clean_env
 WIRE_LIMIT = 70_000
 MODEL_LIMIT = 26_000
 LEAKS = ("TOOLS.md", "DESIGN")
+TIMEOUT = 30.0  # seconds for one answer line (a loaded machine)
 
 
 class Wire:
@@ -31,7 +33,9 @@ class Wire:
             stderr=subprocess.DEVNULL,
         )
         self.next_id = 0
-        self.raw: list[bytes] = []
+        assert self.process.stdout is not None
+        self.lines = JsonLines(self.process.stdout)
+        self.raw = self.lines.raw  # every line received, for the leak check
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> tuple[int, Any]:
         """Send one request; return (bytes of its answer line, the decoded message)."""
@@ -40,23 +44,13 @@ class Wire:
         if params is not None:
             message["params"] = params
         self.send(message)
-        while True:
-            line = self.readline()
-            answer = json.loads(line)
-            if answer.get("id") == self.next_id:
-                return len(line.rstrip(b"\n")), answer
+        answer = self.lines.answer(self.next_id, TIMEOUT)
+        return len(self.raw[-1]), answer
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
-
-    def readline(self) -> bytes:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line, "the server closed stdout"
-        self.raw.append(line)
-        return line
 
     def close(self) -> None:
         assert self.process.stdin is not None
@@ -221,7 +215,7 @@ def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> No
         "_meta": {"progressToken": "p1"}}})
     notes = []
     while True:
-        message = json.loads(wire.readline())
+        message = wire.lines.message(TIMEOUT)
         if message.get("method") == "notifications/progress":
             notes.append(message["params"])
         elif message.get("id") == wire.next_id:
