@@ -9,10 +9,8 @@ import types
 import pytest
 from muxport import CHANGE, INPUT, READ, Args, Result, ToolContext, ToolRegistry, hookimpl, tool
 from muxport._internal.app import preflight, start
-from muxport._internal.capabilities import hints
 from muxport._internal.connection import settings_from
 from muxport._internal.errors import StartupError
-from muxport._internal.registry import validate_manifest
 from muxport._internal.selection import SelectionRequest
 from pydantic import Field
 
@@ -215,44 +213,3 @@ def test_a_plugin_cannot_put_tools_into_another_toolset():
     registry.add(sneaky_read)
     assert [spec.toolset for spec in registry.tools] == ["thirdparty"]
 
-
-@tool(CHANGED.replace(amplifies_future_input=True, idempotent=True), title="Mirror input")
-async def mirror_input(ctx: ToolContext, args: NoArgs) -> Nothing:
-    """Make later keys reach more panes (a third-party set_synchronize_panes)."""
-    return Nothing()
-
-
-@tool(READ.replace(read_only=False), title="Collect")
-async def collect_later(ctx: ToolContext, args: NoArgs) -> Nothing:
-    """Collect what an earlier call started (a third-party wait_for_run)."""
-    return Nothing()
-
-
-def test_a_third_party_toolset_gets_what_a_first_party_one_gets():
-    """Rules and annotations follow what a tool declares: the same declarations pass, and
-    annotate alike, in a toolset named like a first-party one and in a third-party one."""
-    seen = {}
-    for toolset in ("execute", "thirdparty"):
-        registry = ToolRegistry(toolset, toolset)
-        registry.add(mirror_input, collect_later)
-        validate_manifest(registry.tools)
-        seen[toolset] = {spec.name: hints(spec) for spec in registry.tools}
-    assert seen["execute"] == seen["thirdparty"]
-    assert seen["thirdparty"]["mirror_input"]["destructiveHint"] is True  # amplifies
-    assert seen["thirdparty"]["collect_later"] == {
-        "readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
-        "openWorldHint": False,
-    }
-
-
-@tool(QUIET, title="Batch", nested_authority=["mirror_input"])
-async def read_batch(ctx: ToolContext, args: NoArgs) -> Nothing:
-    """Run several reads in one call (but it nests a change)."""
-    return Nothing()
-
-
-def test_a_read_tool_nests_only_read_tools():
-    registry = ToolRegistry("thirdparty", "thirdparty")
-    registry.add(read_batch, mirror_input)
-    with pytest.raises(StartupError, match="a read tool's nested authority names only read"):
-        validate_manifest(registry.tools)
