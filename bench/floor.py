@@ -1,6 +1,6 @@
 """The transport alone, side by side: one tmux invocation over the socket and forked.
 
-Diagnostic (``.venv/bin/python -m bench.floor [N]``): ``Tmux.run(("list-sessions",))``
+Diagnostic (``.venv/bin/python -m bench.floor [N]``): ``Transport.run(("list-sessions",))``
 against a private tmux server, alternating between the socket transport and the forked
 client (``MUXPORT_TRANSPORT=fork``) so that load hits both alike; medians and p95 of N
 (default 300) each, and the ratio. No MCP, no muxport server: what is left of a round trip
@@ -15,7 +15,7 @@ import sys
 import time
 
 import anyio
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 from muxport.testing.server import TmuxServer
 
 
@@ -24,9 +24,9 @@ async def main(samples: int) -> None:
     try:
         box.cmd("new-session", "-d", "-s", "floor")
         os.environ.pop("MUXPORT_TRANSPORT", None)
-        wired = Tmux(box.binary, box.socket_path)
+        wired = Transport(box.binary, box.socket_path)
         os.environ["MUXPORT_TRANSPORT"] = "fork"
-        forked = Tmux(box.binary, box.socket_path)
+        forked = Transport(box.binary, box.socket_path)
         del os.environ["MUXPORT_TRANSPORT"]
         laps: dict[str, list[float]] = {"socket": [], "fork": []}
         for n in range(samples + 10):

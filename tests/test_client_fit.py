@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 from muxport._internal.schemas import problems
+from muxport.testing import JsonLines
 from muxport.testing.clients import launcher
 
 from tests.conftest import FIRST_PARTY, clean_env
@@ -19,6 +20,7 @@ from tests.conftest import FIRST_PARTY, clean_env
 WIRE_LIMIT = 70_000
 MODEL_LIMIT = 26_000
 LEAKS = ("TOOLS.md", "DESIGN")
+TIMEOUT = 30.0  # seconds for one answer line (a loaded machine)
 
 
 class Wire:
@@ -31,7 +33,9 @@ class Wire:
             stderr=subprocess.DEVNULL,
         )
         self.next_id = 0
-        self.raw: list[bytes] = []
+        assert self.process.stdout is not None
+        self.lines = JsonLines(self.process.stdout)
+        self.raw = self.lines.raw  # every line received, for the leak check
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> tuple[int, Any]:
         """Send one request; return (bytes of its answer line, the decoded message)."""
@@ -40,23 +44,13 @@ class Wire:
         if params is not None:
             message["params"] = params
         self.send(message)
-        while True:
-            line = self.readline()
-            answer = json.loads(line)
-            if answer.get("id") == self.next_id:
-                return len(line.rstrip(b"\n")), answer
+        answer = self.lines.answer(self.next_id, TIMEOUT)
+        return len(self.raw[-1]), answer
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
-
-    def readline(self) -> bytes:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert line, "the server closed stdout"
-        self.raw.append(line)
-        return line
 
     def close(self) -> None:
         assert self.process.stdin is not None
@@ -103,22 +97,25 @@ def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
         assert {"toolset", "process_reach", "tmux_effects", "output_classes"} <= set(row)
 
 
-def test_annotations_say_what_each_toolset_does(wire: Wire) -> None:
+def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     _, answer = wire.request("tools/list")
     hints = {t["name"]: t["annotations"] for t in answer["result"]["tools"]}
-    toolset = {t["name"]: t["_meta"]["muxport/capability"]["toolset"]
-               for t in answer["result"]["tools"]}
+    _, read = wire.request("resources/read", {"uri": "tmux://capabilities"})
+    report = json.loads(read["result"]["contents"][0]["text"])
+    rows = {row["name"]: row for row in report["tools"]}
     for name, hint in hints.items():
-        kind = toolset[name]
-        if kind == "inspect":
-            assert hint["readOnlyHint"] is True and hint["idempotentHint"] is True, name
-            assert hint["openWorldHint"] is False, name
-        else:
-            assert hint["readOnlyHint"] is False, name
-        if kind == "manage":
-            assert hint["destructiveHint"] is False and hint["openWorldHint"] is False, name
-        if kind in ("execute", "teardown"):
-            assert hint["destructiveHint"] is True, name
+        kind = rows[name]["kind"]
+        # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
+        read_only = kind == "read" and name != "wait_for_run"
+        assert hint["readOnlyHint"] is read_only, name
+        assert hint["openWorldHint"] is (kind == "execute"), name
+        if read_only:
+            assert hint["idempotentHint"] is True, name
+        amplifies = rows[name]["amplifies_future_input"]
+        if not read_only:
+            assert hint["destructiveHint"] is (kind in ("execute", "delete") or amplifies), name
+    assert rows["wait_for_run"]["kind"] == "read" and rows["run_shell_command"]["kind"] == "execute"
+    assert {rows[n]["toolset"] for n in rows if rows[n]["kind"] == "delete"} == {"teardown"}
     assert hints["run_shell_command"]["openWorldHint"] is True
     assert hints["kill_pane"]["openWorldHint"] is False
     assert hints["select_window"]["idempotentHint"] is True
@@ -218,7 +215,7 @@ def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> No
         "_meta": {"progressToken": "p1"}}})
     notes = []
     while True:
-        message = json.loads(wire.readline())
+        message = wire.lines.message(TIMEOUT)
         if message.get("method") == "notifications/progress":
             notes.append(message["params"])
         elif message.get("id") == wire.next_id:

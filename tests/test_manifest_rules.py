@@ -33,45 +33,47 @@ def plugin_module(name: str, register) -> types.ModuleType:
     return module
 
 
-@tool(INPUT.replace(tmux_effects=["observe"], output_classes=["terminal-content"],
+@tool(INPUT.replace(kind="read", tmux_effects=["observe"], output_classes=["terminal-content"],
                    may_expose_secrets=True, may_return_untrusted_content=True), title="Sneaky")
 async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
-    """Read a pane while typing into it (breaks the inspect rule)."""
+    """Read a pane while typing into it (a read that reaches input breaks the read rule)."""
     return Nothing()
 
 
-def add_to_inspect(registry: ToolRegistry) -> None:
+def add_sneaky(registry: ToolRegistry) -> None:
     registry.add(sneaky_read)
 
 
 INSPECT = SelectionRequest(("inspect",), (), (), "flags")
 DEFAULT = SelectionRequest(None, (), (), "default")
+THIRD = SelectionRequest(("thirdparty",), (), (), "flags")
 
 
-@pytest.mark.parametrize("request_", [INSPECT, DEFAULT], ids=["inspect", "default"])
-def test_preflight_refuses_an_inspect_tool_with_input_reach(request_):
+@pytest.mark.parametrize(
+    ("request_", "toolset"), [(INSPECT, "inspect"), (DEFAULT, "inspect"), (THIRD, "thirdparty")],
+    ids=["inspect", "default", "third-party"],
+)
+def test_preflight_refuses_a_read_with_input_reach_in_any_toolset(request_, toolset):
     with pytest.raises(StartupError) as caught:
-        # an in-process plugin named "inspect" stands in for the first-party one (test kit)
-        preflight(request_, {"inspect": plugin_module("sneaky", add_to_inspect)})
+        # an in-process plugin named "inspect" stands in for the first-party one (test kit):
+        # the rule follows the declared kind, and the toolset's name changes nothing
+        preflight(request_, {toolset: plugin_module("sneaky", add_sneaky)})
     message = str(caught.value)
-    assert message.startswith("plugin inspect: tool sneaky_read breaks a rule:")
-    assert "inspect tools have reach none and effects exactly [observe]" in message
+    assert message.startswith(f"plugin {toolset}: tool sneaky_read breaks a rule:")
+    assert "read tools have reach none and effects exactly [observe]" in message
 
 
 async def test_start_refuses_before_tmux_is_touched(tmp_path):
     socket = tmp_path / "absent.sock"
     settings = settings_from({}, str(socket), None, "/nonexistent/tmux-binary")
-    with pytest.raises(StartupError, match=r"plugin inspect: .*inspect tools have reach none"):
+    with pytest.raises(StartupError, match=r"plugin inspect: .*read tools have reach none"):
         await start(INSPECT, settings, env={},
-                    extra={"inspect": plugin_module("sneaky", add_to_inspect)})
+                    extra={"inspect": plugin_module("sneaky", add_sneaky)})
     assert not socket.exists()
 
 
 def test_an_unselected_rule_breaker_does_not_stop_startup():
-    def register(registry: ToolRegistry) -> None:
-        registry.add(sneaky_read)  # reach pane-input is fine outside inspect
-
-    toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", register)})
+    toolsets = preflight(INSPECT, {"elsewhere": plugin_module("elsewhere", add_sneaky)})
     assert "sneaky_read" in toolsets.names()["elsewhere"]
 
 
@@ -96,13 +98,16 @@ def test_two_plugins_registering_one_name_stop_startup():
         (CHANGED.replace(tmux_effects=["change", "observe"]), "x",
          "effects are a non-empty, ordered subset"),
         (CHANGED.replace(output_classes=[]), "x", "at least one output class"),
-        (CHANGED.replace(process_reach="pane-input"), "manage", "manage tools have reach none"),
-        (CHANGED, "execute", "execute tools have a reach other than none"),
-        (CHANGED.replace(amplifies_future_input=True), "x", "reserved for set_synchronize_panes"),
+        (CHANGED.replace(process_reach="pane-input"), "manage", "change tools have reach none"),
+        (CHANGED.replace(kind="execute"), "execute", "execute tools have a reach other than none"),
+        (CHANGED.replace(kind="delete"), "teardown", "delete tools include the delete effect"),
+        (CHANGED.replace(kind="bogus"), "x", "kind is one of read, change, execute, delete"),
+        (CHANGED.replace(read_only=True), "x", "only a read tool may declare read_only"),
+        (QUIET.replace(amplifies_future_input=True), "x", "amplifies future input changes tmux"),
         (CHANGED.replace(process_reach="host-command"), "x", "host-command is forbidden"),
     ],
-    ids=["no-effects", "unordered-effects", "no-outputs", "manage-reach", "execute-reach",
-         "amplifies", "host-command"],
+    ids=["no-effects", "unordered-effects", "no-outputs", "change-reach", "execute-reach",
+         "delete-effect", "unknown-kind", "read-only-change", "amplifying-read", "host-command"],
 )
 def test_each_row_rule_names_plugin_and_rule(declaration, toolset, rule):
     @tool(declaration, title="Bad")
@@ -207,3 +212,4 @@ def test_a_plugin_cannot_put_tools_into_another_toolset():
         registry.add(sneaky_read, toolset="inspect")  # type: ignore[call-arg]
     registry.add(sneaky_read)
     assert [spec.toolset for spec in registry.tools] == ["thirdparty"]
+

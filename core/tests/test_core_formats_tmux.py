@@ -8,7 +8,7 @@ import re
 
 import pytest
 from muxport._internal.objects import PANE_FIELDS, WINDOW_FIELDS, fmt, records
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 from muxport.testing.waiting import eventually_blocking
 
 pytestmark = pytest.mark.timeout(60)
@@ -55,7 +55,7 @@ async def test_awkward_values_read_back_exactly(tmux_server, tmp_path) -> None:
     # pane_current_path is read from the shell's cwd: empty until it has started
     eventually_blocking(lambda: tmux_server.cmd("display", "-p", "#{?pane_current_path,1,}"),
                         lambda out: out.strip(), what="the pane's current path")
-    tmux = Tmux(tmux_server.binary, tmux_server.socket_path)
+    tmux = Transport(tmux_server.binary, tmux_server.socket_path)
     try:
         listed = await tmux.run(("list-panes", "-a", "-F", fmt(PANE_FIELDS)))
         shown = await tmux.run(("display-message", "-p", "-t", ":0", fmt(PANE_FIELDS)))

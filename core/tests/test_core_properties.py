@@ -6,22 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from muxport import (
-    END,
-    MAX_CHARS,
-    SEP,
-    NotFound,
-    ServerGone,
-    TmuxFailed,
-    TmuxResult,
-    clamp_lines,
-    classify,
-    effective_timeout,
-    keep_newest,
-    records,
-)
+from muxport import NotFound, ServerGone, TmuxFailed, TmuxResult, classify
 from muxport._internal.budgets import wait_ceiling
-from muxport._internal.facts import GONE_MARKERS, KINDS
+from muxport._internal.facts import GONE_MARKERS, OBJECT_KINDS
+from muxport.formats import END, SEP, records
+from muxport.policy import MAX_CHARS, clamp_lines, effective_timeout, keep_newest
 from muxport.testing import FakeTmux
 
 lines_ = st.lists(st.text(max_size=40), max_size=60)
@@ -82,9 +71,9 @@ def test_a_gone_marker_anywhere_means_the_server_is_gone(before, marker, after):
     assert classify(before + marker + after) == "gone"
 
 
-@given(st.sampled_from(sorted(KINDS)), st.integers(min_value=0, max_value=10**6))
+@given(st.sampled_from(sorted(OBJECT_KINDS)), st.integers(min_value=0, max_value=10**6))
 def test_a_missing_target_is_named_with_its_listing_tool(kind, number):
-    prefix, tool = KINDS[kind]
+    prefix, tool = OBJECT_KINDS[kind]
     stderr = f"can't find {kind}: {prefix}{number}\n"
     assert classify(stderr) == "missing"
     error = FakeTmux().failure(TmuxResult(1, "", stderr))

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 from muxport._internal import wire
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 from muxport._internal.wiretransport import WireTransport, command_names
 
 
@@ -98,9 +98,9 @@ async def test_wire_and_fork_answer_alike(tmux_server, shell_pane, monkeypatch) 
     pane = shell_pane("dash")
     tmux_server.cmd("set-buffer", "-b", "mx-buf", "one # two é")
     monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
-    wired = Tmux(tmux_server.binary, tmux_server.socket_path)
+    wired = Transport(tmux_server.binary, tmux_server.socket_path)
     monkeypatch.setenv("MUXPORT_TRANSPORT", "fork")
-    forked = Tmux(tmux_server.binary, tmux_server.socket_path)
+    forked = Transport(tmux_server.binary, tmux_server.socket_path)
     assert wired.wire.enabled and not forked.wire.enabled
     invocations = [
         (("display-message", "-p", "-t", pane.pane_id, "#{pane_id} é;"),),
@@ -123,7 +123,7 @@ async def test_wire_and_fork_answer_alike(tmux_server, shell_pane, monkeypatch) 
 
 async def test_a_wire_wait_for_client_wakes_and_is_gone(tmux_server, monkeypatch) -> None:
     monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
-    tmux = Tmux(tmux_server.binary, tmux_server.socket_path)
+    tmux = Transport(tmux_server.binary, tmux_server.socket_path)
     client = await tmux.start_client("display-message", "-p", "armed", ";", "wait-for", "mx-w")
     assert client.pid == -1  # no process: a connection
     assert client.stdout is not None

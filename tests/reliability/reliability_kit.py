@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from muxport.testing import TmuxServer
+from muxport.testing import JsonLines, TmuxServer
 
 
 @dataclass
@@ -602,7 +602,8 @@ class RawLauncher:
                 preexec_fn=limit if max_files is not None else None,
             )
         self.next_id = 1
-        self._buffer = b""
+        assert self.process.stdout is not None
+        self.lines = JsonLines(self.process.stdout)
         self.send_error: EOFError | None = None
 
     def send(self, message: Mapping[str, Any] | bytes) -> None:
@@ -637,25 +638,7 @@ class RawLauncher:
 
     def read(self, ident: int, timeout: float = 10.0) -> dict[str, Any]:
         """The response to request ``ident`` (notifications and other answers are skipped)."""
-        import select
-        import time
-
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if message.get("id") == ident:
-                    return dict(message)
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise TimeoutError(f"no answer to request {ident} in {timeout}s")
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise EOFError("the launcher closed its stdout")
-            self._buffer += chunk
+        return self.lines.answer(ident, timeout)
 
     def initialize(self) -> None:
         ident = self.request(

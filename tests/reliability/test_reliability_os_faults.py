@@ -117,25 +117,7 @@ def error_code_of(answer: dict[str, Any]) -> str | None:
 
 def read_all(raw: RawLauncher, ids: list[int], timeout: float = 60) -> list[dict[str, Any]]:
     """The answers to ``ids``, in any order (``RawLauncher.read`` skips other answers)."""
-    import json
-    import os
-    import select
-
-    assert raw.process.stdout is not None
-    fd, found = raw.process.stdout.fileno(), {}
-    deadline = time.monotonic() + timeout
-    while len(found) < len(ids):
-        while b"\n" in raw._buffer:
-            line, raw._buffer = raw._buffer.split(b"\n", 1)
-            message = json.loads(line)
-            if message.get("id") in ids:
-                found[message["id"]] = message
-        if len(found) == len(ids):
-            break
-        left = deadline - time.monotonic()
-        assert left > 0 and select.select([fd], [], [], left)[0], f"{len(found)} answers"
-        raw._buffer += os.read(fd, 1 << 20)
-    return [found[i] for i in ids]
+    return raw.lines.answers(ids, timeout)
 
 
 async def test_full_disk_under_a_run_is_no_space(stdio_client, shell_pane, sandbox, tmp_path):

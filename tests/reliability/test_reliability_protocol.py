@@ -14,20 +14,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def next_line(raw: RawLauncher, timeout: float = 10) -> dict[str, Any]:
     """The next message the launcher writes (notifications included)."""
-    import json
-    import os
-    import select
-    import time
-
-    assert raw.process.stdout is not None
-    fd, deadline = raw.process.stdout.fileno(), time.monotonic() + timeout
-    while b"\n" not in raw._buffer:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise TimeoutError("no message")
-        raw._buffer += os.read(fd, 1 << 20)
-    line, raw._buffer = raw._buffer.split(b"\n", 1)
-    return dict(json.loads(line))
+    return raw.lines.message(timeout)
 
 
 @pytest.fixture

@@ -1,18 +1,14 @@
 """muxport: serve a tmux server to any MCP client.
 
-This module is the whole API a toolset uses (docs/plugin-contract.md); everything
-under ``muxport._internal`` is private and may change. Tests use ``muxport.testing``.
+This module is what a toolset declares and calls (docs/plugin-contract.md, "The public
+API"): declarations, argument and answer types, errors, and the call's context with its
+tmux client. Two named submodules hold the helpers a tool uses inside: ``muxport.formats``
+(tmux ``-F`` formats and the records they read back) and ``muxport.policy`` (where input
+may go, clients' patterns, read budgets). Everything under ``muxport._internal`` is
+private and may change. Tests use ``muxport.testing``.
 """
 
 from muxport._internal import VERSION
-from muxport._internal.budgets import (
-    MAX_CHARS,
-    MAX_LINES,
-    Bounded,
-    clamp_lines,
-    effective_timeout,
-    keep_newest,
-)
 from muxport._internal.caller import Caller
 from muxport._internal.context import ToolContext
 from muxport._internal.declare import (
@@ -24,8 +20,9 @@ from muxport._internal.declare import (
     SPAWN,
     Capability,
     Effect,
+    Kind,
     OutputClass,
-    Reach,
+    ProcessReach,
     Toolbox,
     ToolSpec,
     tool,
@@ -35,34 +32,13 @@ from muxport._internal.errors import (
     NotFound,
     Refused,
     ServerGone,
-    SystemFault,
     TmuxFailed,
     TmuxUnresponsive,
     ToolError,
 )
-from muxport._internal.facts import KINDS, TmuxResult, classify, literal
+from muxport._internal.facts import TmuxResult, classify
 from muxport._internal.hookspecs import hookimpl
-from muxport._internal.inputs import Cohort, check_input
 from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
-from muxport._internal.objects import (
-    END,
-    PANE_FIELDS,
-    SEP,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
-    Pane,
-    Session,
-    Window,
-    apply,
-    field,
-    fmt,
-    head,
-    parse,
-    parse_pane,
-    records,
-    undo_name_dollar,
-)
-from muxport._internal.regex import Compiled, compile_user_regex, search
 from muxport._internal.registry import ToolRegistry
 from muxport._internal.targets import (
     Args,
@@ -75,8 +51,8 @@ from muxport._internal.targets import (
     answer_dict,
     exact_id,
 )
-from muxport._internal.transport import Tmux
-from muxport._internal.watch import Activity, watcher
+from muxport._internal.tmuxclient import Tmux
+from muxport._internal.watch import watcher
 
 __version__ = VERSION
 
@@ -84,41 +60,27 @@ __all__ = [
     "CHANGE",
     "COMMAND",
     "DELETE",
-    "END",
     "INPUT",
-    "KINDS",
-    "MAX_CHARS",
-    "MAX_LINES",
-    "PANE_FIELDS",
     "READ",
-    "SEP",
-    "SESSION_FIELDS",
     "SPAWN",
-    "WINDOW_FIELDS",
-    "Activity",
     "Args",
-    "Bounded",
     "Caller",
     "Capability",
-    "Cohort",
-    "Compiled",
     "Effect",
     "InvalidArgument",
+    "Kind",
     "MaxLines",
     "NotFound",
     "OutputClass",
-    "Pane",
     "PaneId",
     "PaneTitle",
-    "Reach",
+    "ProcessReach",
     "Refused",
     "Result",
     "ServerGone",
-    "Session",
     "SessionId",
     "SessionName",
     "StartDirectory",
-    "SystemFault",
     "Timeout",
     "Tmux",
     "TmuxFailed",
@@ -129,28 +91,12 @@ __all__ = [
     "ToolRegistry",
     "ToolSpec",
     "Toolbox",
-    "Window",
     "WindowId",
     "WindowName",
     "answer_dict",
-    "apply",
-    "check_input",
-    "clamp_lines",
     "classify",
-    "compile_user_regex",
-    "effective_timeout",
     "exact_id",
-    "field",
-    "fmt",
-    "head",
     "hookimpl",
-    "keep_newest",
-    "literal",
-    "parse",
-    "parse_pane",
-    "records",
-    "search",
     "tool",
-    "undo_name_dollar",
-    "watcher"
+    "watcher",
 ]

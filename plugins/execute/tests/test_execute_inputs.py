@@ -4,7 +4,8 @@ attended clients, synchronize-panes."""
 from __future__ import annotations
 
 import pytest
-from muxport import Refused, check_input
+from muxport import Refused
+from muxport.policy import check_input
 from muxport.testing import tool_context
 
 MARK = "typed-$((6*7))"

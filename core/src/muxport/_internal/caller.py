@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 
 Relation = Literal["inside", "other-server", "outside", "unknown"]
 
@@ -57,7 +57,7 @@ def _ancestors(pid: int) -> list[int]:
     return chain
 
 
-async def detect(tmux: Tmux, env: Mapping[str, str]) -> Caller:
+async def detect(tmux: Transport, env: Mapping[str, str]) -> Caller:
     """Work out the caller relation once, at startup."""
     tmux_env, pane = env.get("TMUX", ""), env.get("TMUX_PANE", "")
     if tmux_env:

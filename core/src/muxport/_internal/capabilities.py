@@ -14,6 +14,9 @@ META_KEY = "muxport/capability"
 # What the tool definition itself says (name, title, description, schemas, annotations):
 # the row in ``_meta`` leaves it out; the report keeps the whole row (docs/client-fit.md).
 IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema")
+# The annotations say what the kind means to a client; the report keeps the kind itself
+# (tools/list stays small: docs/client-fit.md).
+IN_REPORT = ("kind",)
 
 # configured-process tools say "no command is accepted" themselves; openWorldHint says
 # that they start a process.
@@ -40,13 +43,14 @@ def is_read_only(spec: ToolSpec) -> bool:
 
 
 def hints(spec: ToolSpec) -> dict[str, bool]:
-    """The MCP hints, derived from the row (README "What the annotations promise")."""
+    """The MCP hints, derived from the row (README "What the annotations promise"): from
+    what the tool declares (its kind, reach, effects, amplification), never its toolset."""
     read_only = is_read_only(spec)
     destructive = not read_only and (
-        "delete" in spec.tmux_effects
+        spec.kind in ("execute", "delete")
+        or "delete" in spec.tmux_effects
         or spec.process_reach != "none"
         or spec.amplifies_future_input
-        or spec.toolset == "execute"
     )
     return {
         "readOnlyHint": read_only,
@@ -63,6 +67,7 @@ def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
         "title": spec.title,
         "description": describe(spec),
         "toolset": toolset,
+        "kind": spec.kind,
         "process_reach": spec.process_reach,
         "tmux_effects": list(spec.tmux_effects),
         "output_classes": list(spec.output_classes),
@@ -86,7 +91,7 @@ def meta_row(full: Mapping[str, Any]) -> dict[str, Any]:
     return {
         key: value
         for key, value in full.items()
-        if key not in IN_DEFINITION and (value or key not in WHEN_SET)
+        if key not in IN_DEFINITION + IN_REPORT and (value or key not in WHEN_SET)
     }
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from muxport._internal.errors import StartupError
 from muxport._internal.facts import TmuxResult, refuse_control_chars, version_key
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 
 DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"
@@ -41,7 +41,7 @@ class Connection:
     state: State
     config: str
     version: str
-    tmux: Tmux
+    tmux: Transport
     server_version: str = ""  # the running server's own, which may differ from the binary's
 
     @property
@@ -110,7 +110,7 @@ def socket_for_name(name: str) -> str:
     return os.path.join(base, f"tmux-{os.getuid()}", name)
 
 
-async def check_version(tmux: Tmux) -> str:
+async def check_version(tmux: Transport) -> str:
     """tmux older than 3.3a is refused with the reason and the remedy."""
     text = await tmux.version()
     if version_key(text) < FLOOR:
@@ -129,7 +129,7 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     selector = "socket_path" if settings.socket_path else "socket_name"
     path = settings.socket_path or socket_for_name(settings.socket_name or DAEMON_NAME)
     # A path join against the cwd, no filesystem access: nothing blocks here.
-    tmux = Tmux(binary, os.path.abspath(path))  # noqa: ASYNC240
+    tmux = Transport(binary, os.path.abspath(path))  # noqa: ASYNC240
     version = await check_version(tmux)
     if settings.socket_path or settings.socket_name:
         # One invocation both proves the server is there and reads its own version.
@@ -148,14 +148,14 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
                       await server_version(tmux))
 
 
-async def server_version(tmux: Tmux) -> str:
+async def server_version(tmux: Transport) -> str:
     """The running server's ``#{version}`` ("" with no server): tmux upgraded under a
     running server is still the old server, and its quirks are what count."""
     return known_version(tmux, await tmux.run(("display-message", "-p", "#{version}"),
                                               check=False))
 
 
-def known_version(tmux: Tmux, found: TmuxResult) -> str:
+def known_version(tmux: Transport, found: TmuxResult) -> str:
     """Record what a ``display-message -p '#{version}'`` answered as the server's version
     (the descriptor header is probed at the first control client, not at startup)."""
     version = found.stdout.strip() if found.returncode == 0 else ""
@@ -163,7 +163,7 @@ def known_version(tmux: Tmux, found: TmuxResult) -> str:
     return version
 
 
-async def start_daemon(tmux: Tmux, config: str) -> State:
+async def start_daemon(tmux: Transport, config: str) -> State:
     """Start the dedicated daemon, or join the one running: ``created`` when this process
     made it (its owner marker is ours)."""
     nonce = secrets.token_hex(16)

@@ -26,7 +26,8 @@ from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
 from muxport._internal.errors import StartupError
 from muxport._internal.hookguard import GUARDED, guarding
-from muxport._internal.transport import Tmux
+from muxport._internal.tmuxclient import Tmux
+from muxport._internal.transport import Transport
 from muxport._internal.watch import Feeds
 
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -41,7 +42,7 @@ async def _no_progress(progress: float, total: float | None, message: str | None
 class Services:
     """Per-server state shared by every call: selection, toolboxes, feeds, background work."""
 
-    tmux: Tmux
+    tmux: Transport
     caller: Caller
     selected: frozenset[str] = frozenset()
     specs: Mapping[str, ToolSpec] = field(default_factory=dict)
@@ -91,46 +92,49 @@ class Services:
 
 @dataclass
 class ToolContext:
-    """The context of one tool call."""
+    """The context of one tool call: its public methods and properties are the contract
+    (docs/plugin-contract.md); the per-server state behind them is the core's."""
 
     tool: str
-    services: Services
-    progress_sink: ProgressSink = _no_progress
+    _services: Services
+    _progress: ProgressSink = _no_progress
 
     @property
     def tmux(self) -> Tmux:
-        return self.services.tmux
+        """The served tmux server (the ``Tmux`` protocol)."""
+        return self._services.tmux
 
     @property
     def caller(self) -> Caller:
-        return self.services.caller
+        """Where muxport itself runs (inside a pane of this server, or not)."""
+        return self._services.caller
 
     def is_selected(self, name: str) -> bool:
         """Whether ``name`` is callable on this server (listed, or granted to this tool)."""
-        return name in self.services.selected or name in self.nested_tools
+        return name in self._services.selected or name in self.nested_tools
 
     @property
     def nested_tools(self) -> tuple[str, ...]:
         """The tools this tool may call through ``call_nested`` (its pruned authority)."""
-        return self.services.nested.get(self.tool, ())
+        return self._services.nested.get(self.tool, ())
 
     def nested_spec(self, name: str) -> ToolSpec:
         """The declaration of a tool of this tool's nested authority (PermissionError if not)."""
         if name not in self.nested_tools:
             raise PermissionError(name)
-        return self.services.specs[name]
+        return self._services.specs[name]
 
     async def call_nested(self, name: str, args: BaseModel) -> BaseModel:
         """Run a tool of this tool's nested authority with already validated arguments."""
         self.nested_spec(name)  # PermissionError outside it
-        call = self.services.func(name)
+        call = self._services.func(name)
         # a guarded read's nested reads are guarded under their own name
         with guarding(name if GUARDED.get() is not None else None):
-            return await call(ToolContext(name, self.services, self.progress_sink), args)
+            return await call(ToolContext(name, self._services, self._progress), args)
 
     def spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``func`` in the background for the server's lifetime (cancelled at EOF)."""
-        if self.services.task_group is None:
+        if self._services.task_group is None:
             raise RuntimeError("no background task group: the server is not running")
 
         async def guarded() -> None:
@@ -140,13 +144,13 @@ class ToolContext:
             except Exception:
                 log.exception("background work of %s failed", self.tool)
 
-        self.services.task_group.start_soon(guarded)
+        self._services.task_group.start_soon(guarded)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """A progress notification; nothing is sent when the client gave no token."""
-        await self.progress_sink(progress, total, message)
+        await self._progress(progress, total, message)
 
     async def wait_progress(
         self, what: str, total: float, elapsed: float, state: str = ""
@@ -172,8 +176,8 @@ class ToolContext:
         async def beat() -> None:
             while True:
                 with anyio.move_on_after(every):
-                    await self.tmux.stall_seen()
-                await self.tmux.responsive()
+                    await self._services.tmux.stall_seen()
+                await self._services.tmux.responsive()
                 await self.wait_progress(what, total, time.monotonic() - start)
 
         async with anyio.create_task_group() as group:

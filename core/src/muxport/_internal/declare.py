@@ -22,9 +22,14 @@ from muxport._internal.schemas import plain, without_nested_prose
 
 if TYPE_CHECKING:
     from muxport._internal.context import ToolContext
-    from muxport._internal.transport import Tmux
+    from muxport._internal.tmuxclient import Tmux
 
-Reach = Literal["none", "configured-process", "pane-input", "pane-command", "host-command"]
+# What kind of tool it is: the core's rules and the annotations attach to the kind, never
+# to a toolset's or a tool's name (docs/plugin-contract.md, "Kinds").
+Kind = Literal["read", "change", "execute", "delete"]
+ProcessReach = Literal[
+    "none", "configured-process", "pane-input", "pane-command", "host-command"
+]
 Effect = Literal["observe", "change", "delete"]
 OutputClass = Literal[
     "tmux-metadata", "terminal-content", "process-environment", "configured-command"
@@ -42,7 +47,8 @@ DECLARATION = "__muxport_tool__"
 
 
 class Changes(TypedDict, total=False):
-    process_reach: Reach
+    kind: Kind
+    process_reach: ProcessReach
     tmux_effects: Sequence[Effect]
     output_classes: Sequence[OutputClass]
     may_expose_secrets: bool
@@ -54,10 +60,12 @@ class Changes(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class Capability:
-    """What a tool may do and return, under the capability row's own field names
-    (docs/plugin-contract.md). Start from a preset and vary it with ``replace``."""
+    """What kind of tool it is, and what it may do and return, under the capability row's
+    own field names (docs/plugin-contract.md). Start from a preset and vary it with
+    ``replace``."""
 
-    process_reach: Reach
+    kind: Kind
+    process_reach: ProcessReach
     tmux_effects: Sequence[Effect]
     output_classes: Sequence[OutputClass]
     may_expose_secrets: bool
@@ -81,12 +89,15 @@ class Capability:
 # The presets (docs/plugin-contract.md has the table): reading tmux state, changing it,
 # starting a pane's configured process, sending input, running a command, deleting.
 META: tuple[OutputClass, ...] = ("tmux-metadata",)
-READ = Capability("none", ("observe",), META, True, True)
-CHANGE = Capability("none", ("observe", "change"), META, False, False)
-SPAWN = Capability("configured-process", ("observe", "change"), META, False, True)
-INPUT = Capability("pane-input", ("observe", "change"), META, False, False)
-COMMAND = Capability("pane-command", ("observe", "change"), ("terminal-content", *META), True, True)
-DELETE = Capability("none", ("observe", "delete"), META, False, False)
+OBSERVE_CHANGE: tuple[Effect, ...] = ("observe", "change")
+READ = Capability("read", "none", ("observe",), META, True, True)
+CHANGE = Capability("change", "none", OBSERVE_CHANGE, META, False, False)
+SPAWN = Capability("execute", "configured-process", OBSERVE_CHANGE, META, False, True)
+INPUT = Capability("execute", "pane-input", OBSERVE_CHANGE, META, False, False)
+COMMAND = Capability(
+    "execute", "pane-command", OBSERVE_CHANGE, ("terminal-content", *META), True, True
+)
+DELETE = Capability("delete", "none", ("observe", "delete"), META, False, False)
 
 
 class Toolbox:

@@ -14,13 +14,13 @@ from typing import Literal
 from muxport._internal.errors import InvalidArgument, NotFound, ServerGone, StartupError, TmuxFailed
 
 # The one table of tmux object kinds: id prefix, and the listing tool that shows which exist.
-KINDS = {
+OBJECT_KINDS = {
     "pane": ("%", "list_panes"), "window": ("@", "list_windows"), "session": ("$", "list_sessions")
 }
 # tmux's "can't find" kinds -> (the listing tool that shows what exists, its count query)
 MISSING = {
     kind: (tool, (f"list-{kind}s", *(() if kind == "session" else ("-a",)), "-F", "x"))
-    for kind, (_, tool) in KINDS.items()
+    for kind, (_, tool) in OBJECT_KINDS.items()
 }
 GONE_MARKERS = (
     "no server running",

@@ -19,7 +19,7 @@ from typing import TypeVar
 from pydantic import BaseModel, Field
 
 from muxport._internal.caller import Caller
-from muxport._internal.transport import Tmux
+from muxport._internal.tmuxclient import Tmux
 
 SEP = "|"  # between fields: bare in the format, escaped (\\|) inside any #{q:} value
 END = "&"  # after each record: tmux adds its own newline after it

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from muxport._internal.declare import (
     EFFECT_ORDER,
@@ -20,6 +20,20 @@ from muxport._internal.errors import StartupError
 from muxport._internal.schemas import SchemaShapeError, problems
 
 SOCKET_WORDS = ("socket", "socket_name", "socket_path")
+
+# The rule each kind of tool keeps (docs/plugin-contract.md, "Kinds"): what a tool may do
+# follows from the kind it declares, whichever toolset declares it.
+KIND_RULES: dict[str, tuple[Callable[[ToolSpec], bool], str]] = {
+    "read": (
+        lambda s: s.process_reach == "none" and s.tmux_effects == ("observe",),
+        "read tools have reach none and effects exactly [observe]",
+    ),
+    "change": (lambda s: s.process_reach == "none", "change tools have reach none"),
+    "execute": (
+        lambda s: s.process_reach != "none", "execute tools have a reach other than none"
+    ),
+    "delete": (lambda s: "delete" in s.tmux_effects, "delete tools include the delete effect"),
+}
 
 
 class ToolRegistry:
@@ -72,22 +86,16 @@ def _violations(spec: ToolSpec) -> Iterable[str]:
         yield "effects are a non-empty, ordered subset of observe, change, delete"
     if not spec.output_classes:
         yield "every tool has at least one output class"
-    if spec.amplifies_future_input and spec.name != "set_synchronize_panes":
-        yield "amplifies_future_input is reserved for set_synchronize_panes"
-    if spec.toolset == "inspect" and not spec.nested_authority:
-        if spec.process_reach != "none" or spec.tmux_effects != ("observe",):
-            yield "inspect tools have reach none and effects exactly [observe]"
-    if spec.toolset == "manage" and spec.process_reach != "none":
-        yield "manage tools have reach none"
-    if spec.toolset == "execute":
-        reach_none = spec.name in ("set_synchronize_panes", "wait_for_run")
-        if (spec.process_reach == "none") != reach_none:
-            yield (
-                "execute tools have a reach other than none, "
-                "except set_synchronize_panes and wait_for_run"
-            )
-    if spec.toolset == "teardown" and "delete" not in spec.tmux_effects:
-        yield "teardown tools include the delete effect"
+    if spec.kind not in KIND_RULES:
+        yield f"kind is one of {', '.join(KIND_RULES)}"
+    else:
+        holds, rule = KIND_RULES[spec.kind]
+        if not holds(spec):
+            yield rule
+    if spec.read_only and spec.kind != "read":
+        yield "only a read tool may declare read_only"
+    if spec.amplifies_future_input and "change" not in spec.tmux_effects:
+        yield "a tool that amplifies future input changes tmux state (effects include change)"
     if spec.name in spec.nested_authority:
         yield "nested authority never names the tool itself"
     try:
@@ -108,7 +116,7 @@ def _violations(spec: ToolSpec) -> Iterable[str]:
 def validate_manifest(specs: list[ToolSpec]) -> None:
     """Refuse to start on any rule violation, naming the plugin, the tool and the rule."""
     seen: dict[str, ToolSpec] = {}
-    names = {spec.name for spec in specs}
+    known = {spec.name: spec for spec in specs}
     for spec in specs:
         if spec.name in seen:
             raise StartupError(
@@ -118,7 +126,13 @@ def validate_manifest(specs: list[ToolSpec]) -> None:
         seen[spec.name] = spec
         for rule in _violations(spec):
             raise StartupError(f"plugin {spec.plugin}: tool {spec.name} breaks a rule: {rule}")
-        missing = [n for n in spec.nested_authority if n not in names]
+        nested = [known[n] for n in spec.nested_authority if n in known]
+        if spec.kind == "read" and any(inner.kind != "read" for inner in nested):
+            raise StartupError(
+                f"plugin {spec.plugin}: tool {spec.name} breaks a rule: a read tool's nested "
+                "authority names only read tools"
+            )
+        missing = [n for n in spec.nested_authority if n not in known]
         if spec.nested_authority and len(missing) == len(spec.nested_authority):
             raise StartupError(
                 f"plugin {spec.plugin}: tool {spec.name} breaks a rule: nested authority "

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 
 from muxport._internal.errors import StartupError
 
+# The default selection: configuration, the only place the core names the first-party
+# toolsets (policy follows each tool's declared kind, never a toolset's name). A third-party
+# toolset is never in it: off until selected by name (docs/plugin-contract.md).
 FIRST_PARTY = ("inspect", "manage", "execute", "teardown")
 DEFAULT_CREATED = FIRST_PARTY
 DEFAULT_EXISTING = ("inspect", "manage", "execute")

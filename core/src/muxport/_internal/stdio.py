@@ -1,6 +1,11 @@
 """The stdio transport, owned so that memory stays bounded (docs/reliability.md, "Bounded
 memory": the SDK's own transport holds every request and answer, so a client that stops
 reading would grow the server without bound). Frames are judged in ``frames.py``.
+
+The SDK is fed through plain anyio memory streams, which its server takes as they are
+(``mcp.shared._stream_protocols``). Its own transports wrap them to carry each sender's
+``contextvars`` to the handler; here the one sender is ``_read``, whose context holds
+nothing a handler reads, so the wrapper (a private SDK module) would add nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 import anyio
 import mcp.types as types
-from mcp.shared._context_streams import create_context_streams
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from muxport._internal.frames import Frames, Verdict
@@ -88,8 +93,8 @@ class StdioLoop:
         self.queued = anyio.Event()
 
     async def serve(self, serve: Serve) -> None:
-        to_server, server_in = create_context_streams[SessionMessage | Exception](0)
-        server_out, from_server = create_context_streams[SessionMessage](0)
+        to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
         with claimed_stdio() as (wire_in, wire_out):
             async with anyio.create_task_group() as group:
                 group.start_soon(self._intake, from_server)
@@ -104,7 +109,9 @@ class StdioLoop:
         self.pressure.pending_bytes += len(data)
         self.queued.set()
 
-    async def _read(self, wire_in: int, to_server: Any) -> None:
+    async def _read(
+        self, wire_in: int, to_server: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
         async with to_server:  # closed at EOF: the SDK then ends
             while True:
                 await self.pressure.room()
@@ -128,9 +135,9 @@ class StdioLoop:
         if verdict.message is not None:
             await send(SessionMessage(verdict.message))
 
-    async def _intake(self, from_server: object) -> None:
+    async def _intake(self, from_server: MemoryObjectReceiveStream[SessionMessage]) -> None:
         """Serialize the SDK's messages at once (the objects behind them are freed)."""
-        async for item in from_server:  # type: ignore[attr-defined]
+        async for item in from_server:
             message = item.message
             data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
             if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):

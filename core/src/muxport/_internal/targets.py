@@ -11,10 +11,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from muxport._internal.facts import KINDS
+from muxport._internal.facts import OBJECT_KINDS
 
 # id prefix -> (kind, the listing tool), from the transport's one kinds table
-PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in KINDS.items()}
+PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in OBJECT_KINDS.items()}
 
 
 def exact_id(value: str, prefix: str) -> str:

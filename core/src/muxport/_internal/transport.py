@@ -30,7 +30,7 @@ def _key(commands: Sequence[Sequence[str]]) -> Commands:
     return tuple(tuple(str(arg) for arg in command) for command in commands)
 
 
-class Tmux:
+class Transport:
     """Runs tmux against one server, addressed by its socket path."""
 
     def __init__(self, binary: str, socket_path: str) -> None:

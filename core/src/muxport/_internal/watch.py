@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import anyio
 from anyio.abc import Process
 
-from muxport._internal.transport import Tmux
+from muxport._internal.transport import Transport
 
 if TYPE_CHECKING:
     from muxport._internal.context import ToolContext
@@ -75,7 +75,7 @@ class Activity:
         """Follow the pane to ``session_id`` (moved window, or the old feed died)."""
         if session_id == self.session_id and self.feed is not None and self.feed.alive:
             return
-        await self.registry.leave(ctx.tmux, self)
+        await self.registry.leave(ctx._services.tmux, self)
         await self.registry.join(ctx, self, session_id)
 
 
@@ -195,7 +195,7 @@ class Feeds:
             feed.alive = False
             feed.ready.set()
 
-    async def leave(self, tmux: Tmux, activity: Activity) -> None:
+    async def leave(self, tmux: Transport, activity: Activity) -> None:
         """Unregister ``activity``; the last waiter of a session stops its control client."""
         with anyio.CancelScope(shield=True):
             async with self.lock:
@@ -211,14 +211,14 @@ class Feeds:
                         del self.feeds[feed.session_id]
                     await stop_feed(tmux, feed)  # under the lock too: see join
 
-    async def close(self, tmux: Tmux) -> None:
+    async def close(self, tmux: Transport) -> None:
         """Stop every control client (server shutdown)."""
         feeds, self.feeds = list(self.feeds.values()), {}
         for feed in feeds:
             await stop_feed(tmux, feed)
 
 
-async def stop_feed(tmux: Tmux, feed: Feed) -> None:
+async def stop_feed(tmux: Transport, feed: Feed) -> None:
     """End a control client: closing its stdin makes tmux detach it before it exits, so
     ``list-clients`` no longer shows it once this returns."""
     process = feed.process
@@ -248,10 +248,10 @@ async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncItera
     Take the baseline capture INSIDE the block: the feed is attached by then, so any
     output after the baseline rings ``activity``.
     """
-    reg = ctx.services.feeds
+    reg = ctx._services.feeds
     activity = Activity(reg, pane_id)
     try:
         await reg.join(ctx, activity, session_id)
         yield activity
     finally:
-        await reg.leave(ctx.tmux, activity)
+        await reg.leave(ctx._services.tmux, activity)

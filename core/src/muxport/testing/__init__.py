@@ -1,5 +1,6 @@
 """The test kit for toolset authors: a real tmux server on a private socket, shell panes,
-MCP clients (in process and over the installed launcher's stdio), a fake transport,
+MCP clients (in process and over the installed launcher's stdio), ``JsonLines`` (a
+server's JSON-RPC lines read within a deadline), a fake transport,
 ``tool_context`` for calling a tool directly, and ``eventually`` (``eventually_blocking``
 in synchronous code) for bounded waiting.
 
@@ -17,12 +18,14 @@ from muxport.testing.clients import (
     tool_schema_errors,
 )
 from muxport.testing.fake import FakeTmux, tool_context
+from muxport.testing.lines import JsonLines
 from muxport.testing.server import ShellPane, TmuxServer
 from muxport.testing.waiting import eventually, eventually_blocking
 
 __all__ = [
     "CheckedCalls",
     "FakeTmux",
+    "JsonLines",
     "MCPError",
     "ShellPane",
     "TmuxServer",

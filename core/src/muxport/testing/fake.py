@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from muxport import Caller, Tmux, TmuxResult, ToolContext
+from muxport import Caller, TmuxResult, ToolContext
 from muxport._internal.app import App
 from muxport._internal.context import Services
 from muxport._internal.invoke import DEADLINE
+from muxport._internal.transport import Transport
 
 
-class FakeTmux(Tmux):
-    """``answers`` maps a command name (``list-panes``) to the stdout it prints."""
+class FakeTmux(Transport):
+    """The core's transport with tmux replaced by a script (so it is a ``muxport.Tmux``):
+    ``answers`` maps a command name (``list-panes``) to the stdout it prints."""
 
     def __init__(self, answers: dict[str, str] | None = None) -> None:
         super().__init__("tmux", "/nonexistent/fake.sock")
@@ -29,7 +31,7 @@ class FakeTmux(Tmux):
 
 
 def tool_context(
-    source: Tmux | App, tool: str = "test", caller: Caller | None = None
+    source: Transport | App, tool: str = "test", caller: Caller | None = None
 ) -> ToolContext:
     """The context a tool function gets, for calling it (or a helper) directly.
 

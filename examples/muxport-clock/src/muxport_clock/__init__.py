@@ -6,17 +6,8 @@ the argument and answer bases, the exact-id type and ``apply`` on the context's 
 
 from __future__ import annotations
 
-from muxport import (
-    CHANGE,
-    Args,
-    PaneId,
-    Result,
-    ToolContext,
-    ToolRegistry,
-    apply,
-    hookimpl,
-    tool,
-)
+from muxport import CHANGE, Args, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport.formats import apply
 
 
 class ShowClockArgs(Args):

@@ -9,23 +9,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import (
+from muxport import SPAWN, Args, InvalidArgument, Result, SessionId, TmuxFailed, ToolContext, tool
+from muxport.formats import (
     SESSION_FIELDS,
-    SPAWN,
     WINDOW_FIELDS,
-    Args,
-    InvalidArgument,
-    Result,
     Session,
-    SessionId,
-    TmuxFailed,
-    ToolContext,
     Window,
     fmt,
     literal,
     parse,
     records,
-    tool,
 )
 from pydantic import Field, model_validator
 

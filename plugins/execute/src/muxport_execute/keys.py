@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, check_input, tool
+from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, tool
+from muxport.policy import check_input
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
 from muxport_execute.run.table import RunTable

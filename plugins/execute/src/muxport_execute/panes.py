@@ -4,21 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import (
-    PANE_FIELDS,
-    SPAWN,
-    Args,
-    Pane,
-    PaneId,
-    Refused,
-    Result,
-    ToolContext,
-    fmt,
-    literal,
-    parse_pane,
-    records,
-    tool,
-)
+from muxport import SPAWN, Args, PaneId, Refused, Result, ToolContext, tool
+from muxport.formats import PANE_FIELDS, Pane, fmt, literal, parse_pane, records
 from pydantic import Field
 
 from muxport_execute.naming import StartDirectory, checked_directory

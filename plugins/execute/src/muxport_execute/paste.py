@@ -6,7 +6,8 @@ import uuid
 from collections.abc import Iterator
 
 import anyio
-from muxport import INPUT, Args, PaneId, Result, ToolContext, check_input, tool
+from muxport import INPUT, Args, PaneId, Result, ToolContext, tool
+from muxport.policy import check_input
 from pydantic import Field, field_validator
 
 from muxport_execute.run.table import RunTable

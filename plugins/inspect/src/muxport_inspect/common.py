@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from muxport import KINDS, READ, InvalidArgument, classify, exact_id
+from muxport import READ, InvalidArgument, classify, exact_id
+from muxport.formats import OBJECT_KINDS
 
 # Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
 METADATA = READ
@@ -10,7 +11,7 @@ SCREEN = READ.replace(output_classes=["terminal-content", "tmux-metadata"])
 CONFIGURED = READ.replace(output_classes=["tmux-metadata", "configured-command"])
 
 
-TARGETS = KINDS  # scope -> (id prefix, listing tool)
+TARGETS = OBJECT_KINDS  # scope -> (id prefix, listing tool)
 
 
 def scoped_target(scope: str, target: str | None, tool: str) -> str | None:

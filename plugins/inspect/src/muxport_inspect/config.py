@@ -10,17 +10,9 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Literal
 
-from muxport import (
-    MAX_CHARS,
-    Args,
-    InvalidArgument,
-    PaneId,
-    Result,
-    ToolContext,
-    fmt,
-    records,
-    tool,
-)
+from muxport import Args, InvalidArgument, PaneId, Result, ToolContext, tool
+from muxport.formats import fmt, records
+from muxport.policy import MAX_CHARS
 from pydantic import BeforeValidator, Field
 
 from muxport_inspect.common import (

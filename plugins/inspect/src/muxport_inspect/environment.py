@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import re
 
-from muxport import (
-    MAX_CHARS,
-    READ,
-    Args,
-    Result,
-    SessionId,
-    ToolContext,
-    tool,
-    undo_name_dollar,
-)
+from muxport import READ, Args, Result, SessionId, ToolContext, tool
+from muxport.formats import undo_name_dollar
+from muxport.policy import MAX_CHARS
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import target_missing

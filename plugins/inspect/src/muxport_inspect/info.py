@@ -5,25 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Literal, TypeVar
 
-from muxport import (
+from muxport import Args, PaneId, Result, ServerGone, SessionId, ToolContext, WindowId, tool
+from muxport.formats import (
     END,
     PANE_FIELDS,
     SESSION_FIELDS,
     WINDOW_FIELDS,
-    Args,
     Pane,
-    PaneId,
-    Result,
-    ServerGone,
-    SessionId,
-    ToolContext,
     Window,
-    WindowId,
     fmt,
     parse,
     parse_pane,
     records,
-    tool,
 )
 from pydantic import BaseModel, BeforeValidator, Field
 

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from muxport import (
+from muxport import Args, NotFound, Result, ServerGone, SessionId, ToolContext, WindowId, tool
+from muxport.formats import (
     PANE_FIELDS,
     SESSION_FIELDS,
     WINDOW_FIELDS,
-    Args,
-    NotFound,
     Pane,
-    Result,
-    ServerGone,
     Session,
-    SessionId,
-    ToolContext,
     Window,
-    WindowId,
     fmt,
     parse,
     parse_pane,
     records,
-    tool,
 )
 from pydantic import Field, model_validator
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import TmuxFailed, ToolContext, fmt, head
+from muxport import TmuxFailed, ToolContext
+from muxport.formats import fmt, head
 
 from muxport_inspect.cursors import (
     ANCHOR_LINES,

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from muxport import Compiled, InvalidArgument, compile_user_regex, search
+from muxport import InvalidArgument
+from muxport.policy import Compiled, compile_user_regex, search
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32

@@ -9,22 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from muxport import (
-    MAX_CHARS,
-    PANE_FIELDS,
-    Args,
-    MaxLines,
-    Pane,
-    PaneId,
-    Result,
-    ToolContext,
-    clamp_lines,
-    fmt,
-    head,
-    keep_newest,
-    parse_pane,
-    tool,
-)
+from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
+from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
+from muxport.policy import MAX_CHARS, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN

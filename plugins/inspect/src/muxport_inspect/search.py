@@ -6,18 +6,9 @@ import secrets
 import time
 from collections.abc import Callable
 
-from muxport import (
-    Args,
-    InvalidArgument,
-    Result,
-    SessionId,
-    ToolContext,
-    compile_user_regex,
-    fmt,
-    records,
-    search,
-    tool,
-)
+from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
+from muxport.formats import fmt, records
+from muxport.policy import compile_user_regex, search
 from pydantic import BaseModel, Field, field_validator
 
 from muxport_inspect.common import SCREEN, scope, utf8_len

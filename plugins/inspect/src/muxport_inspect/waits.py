@@ -5,17 +5,8 @@ from __future__ import annotations
 import time
 from typing import Literal
 
-from muxport import (
-    Args,
-    MaxLines,
-    PaneId,
-    Result,
-    Timeout,
-    ToolContext,
-    clamp_lines,
-    effective_timeout,
-    keep_newest,
-)
+from muxport import Args, MaxLines, PaneId, Result, Timeout, ToolContext
+from muxport.policy import clamp_lines, effective_timeout, keep_newest
 from pydantic import Field
 
 from muxport_inspect.cursors import line_hash

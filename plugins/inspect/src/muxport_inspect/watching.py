@@ -14,11 +14,10 @@ from muxport import (
     Result,
     ServerGone,
     ToolContext,
-    clamp_lines,
-    keep_newest,
     tool,
     watcher,
 )
+from muxport.policy import clamp_lines, keep_newest
 from pydantic import Field
 
 from muxport_inspect.cursors import Signer, line_hash

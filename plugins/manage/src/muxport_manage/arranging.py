@@ -6,8 +6,6 @@ Each change and its read-back go in ONE tmux invocation.
 from __future__ import annotations
 
 from muxport import (
-    PANE_FIELDS,
-    WINDOW_FIELDS,
     Args,
     InvalidArgument,
     PaneId,
@@ -16,9 +14,9 @@ from muxport import (
     TmuxFailed,
     ToolContext,
     WindowId,
-    apply,
     tool,
 )
+from muxport.formats import PANE_FIELDS, WINDOW_FIELDS, apply
 from pydantic import Field
 
 from muxport_manage import layouts

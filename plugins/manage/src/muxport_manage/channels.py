@@ -20,7 +20,8 @@ import time
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from muxport import Args, Result, Timeout, Toolbox, ToolContext, effective_timeout, tool
+from muxport import Args, Result, Timeout, Toolbox, ToolContext, tool
+from muxport.policy import effective_timeout
 from pydantic import BeforeValidator, Field
 
 from muxport_manage.common import CHANNEL

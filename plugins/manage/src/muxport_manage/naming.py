@@ -7,23 +7,25 @@ tmux stored at that moment. ``--`` keeps a name like ``-x`` from being read as a
 from __future__ import annotations
 
 from muxport import (
-    PANE_FIELDS,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
     Args,
     InvalidArgument,
-    Pane,
     PaneId,
     Result,
-    Session,
     SessionId,
     TmuxFailed,
     ToolContext,
-    Window,
     WindowId,
+    tool,
+)
+from muxport.formats import (
+    PANE_FIELDS,
+    SESSION_FIELDS,
+    WINDOW_FIELDS,
+    Pane,
+    Session,
+    Window,
     apply,
     literal,
-    tool,
 )
 
 from muxport_manage.common import NAMED, PaneTitle, SessionName, WindowName

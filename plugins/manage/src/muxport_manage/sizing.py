@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from muxport import (
-    PANE_FIELDS,
-    WINDOW_FIELDS,
-    Args,
-    PaneId,
-    ToolContext,
-    WindowId,
-    apply,
-    fmt,
-    parse,
-    records,
-    tool,
-)
+from muxport import Args, PaneId, ToolContext, WindowId, tool
+from muxport.formats import PANE_FIELDS, WINDOW_FIELDS, apply, fmt, parse, records
 from pydantic import model_validator
 
 from muxport_manage.common import NAMED, Cells

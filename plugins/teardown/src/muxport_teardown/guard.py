@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from muxport import NotFound, Refused, ToolContext, fmt, records
+from muxport import NotFound, Refused, ToolContext
+from muxport.formats import fmt, records
 
 PLACE = fmt(("pane_id", "window_id", "session_id", "window_panes", "session_windows"))
 KINDS = {"pane": "list_panes", "window": "list_windows", "session": "list_sessions"}

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
-from muxport import Tmux, ToolContext, ToolError, check_input
+from muxport import Tmux, ToolContext, ToolError
+from muxport.policy import check_input
 
 from muxport_execute.frames import local_files
 from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName

@@ -14,7 +14,8 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
-from muxport import ToolContext, check_input
+from muxport import ToolContext
+from muxport.policy import check_input
 
 from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName, extract
 from muxport_execute.frames.choose import Reach

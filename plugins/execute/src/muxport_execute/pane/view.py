@@ -21,7 +21,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from muxport import Tmux, classify, fmt, head
+from muxport import Tmux, classify
+from muxport.formats import fmt, head
 
 Fact = Literal[
     "pid", "command", "tty", "pipe", "dead", "session", "alternate_on", "saved_x", "saved_y",

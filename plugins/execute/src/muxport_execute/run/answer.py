@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import anyio
-from muxport import Result, ToolContext, clamp_lines, keep_newest
+from muxport import Result, ToolContext
+from muxport.policy import clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName

@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 
 import anyio
-from muxport import MAX_LINES, ToolContext, ToolError, check_input, keep_newest
+from muxport import ToolContext, ToolError
+from muxport.policy import MAX_LINES, check_input, keep_newest
 
 from muxport_execute.frames.base import Ending, Event, Outcome, Strategy
 from muxport_execute.frames.choose import Requested, choose

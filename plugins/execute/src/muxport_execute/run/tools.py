@@ -5,17 +5,8 @@ The run itself is its driver's (run/driver.py); the answer is run/answer.py's.
 
 from __future__ import annotations
 
-from muxport import (
-    COMMAND,
-    READ,
-    Args,
-    MaxLines,
-    PaneId,
-    Timeout,
-    ToolContext,
-    effective_timeout,
-    tool,
-)
+from muxport import COMMAND, READ, Args, MaxLines, PaneId, Timeout, ToolContext, tool
+from muxport.policy import effective_timeout
 from pydantic import Field
 
 from muxport_execute.frames.choose import Requested

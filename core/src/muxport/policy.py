@@ -1,0 +1,27 @@
+"""The core's policy helpers a tool calls (docs/plugin-contract.md, "muxport.policy"):
+where input may go, how a client's pattern is compiled and searched, and how much a read
+or a wait may take.
+"""
+
+from muxport._internal.budgets import (
+    MAX_CHARS,
+    MAX_LINES,
+    clamp_lines,
+    effective_timeout,
+    keep_newest,
+)
+from muxport._internal.inputs import Cohort, check_input
+from muxport._internal.regex import Compiled, compile_user_regex, search
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_LINES",
+    "Cohort",
+    "Compiled",
+    "check_input",
+    "clamp_lines",
+    "compile_user_regex",
+    "effective_timeout",
+    "keep_newest",
+    "search",
+]
