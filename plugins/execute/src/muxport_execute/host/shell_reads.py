@@ -5,6 +5,11 @@
   big ``read(2)`` of the terminal, but its ``read`` builtin reads one byte at a time (it
   must not consume past the newline). Blocked in ``read(tty, buf, 1)`` with the terminal
   in canonical mode: a pending ``read``, which would take the typed line as data.
+- ``between_commands``: a shell with a line editor (bash, zsh) switches the terminal to
+  raw mode only once its prompt is ready; before that (its prompt hooks, its rc file,
+  builtins all of them, so no child is in the foreground) the terminal is canonical as
+  in a ``read``. Running, or blocked in anything but the terminal, it is between
+  commands, not reading.
 - ``took_line``: after the line was typed, the shell has read at least its bytes
   (``rchar`` in ``/proc/<pid>/io`` grew by that much), nothing is left in the terminal's
   input queue, it has no new child and it is blocked waiting for the terminal again:
@@ -27,13 +32,18 @@ from muxport_execute.host import procs
 READ, SELECTS_POLLS = 0, {7, 23, 270, 271}  # read; poll, select, pselect6, ppoll (x86_64)
 
 
-def _syscall(pid: int) -> tuple[int, list[int]] | None:
-    """The syscall ``pid`` is blocked in and its arguments (None: running, or unreadable)."""
+def _syscall_text(pid: int) -> str | None:
+    """``/proc/<pid>/syscall`` ("running", or the call and its arguments); None: unreadable."""
     try:
         with open(f"/proc/{int(pid)}/syscall") as f:
-            fields = f.read().split()
+            return f.read()
     except (OSError, ValueError):
         return None
+
+
+def _syscall(pid: int) -> tuple[int, list[int]] | None:
+    """The syscall ``pid`` is blocked in and its arguments (None: running, or unreadable)."""
+    fields = (_syscall_text(pid) or "").split()
     if len(fields) < 7 or not fields[0].isdigit():
         return None
     return int(fields[0]), [int(value, 16) for value in fields[1:7]]
@@ -94,6 +104,16 @@ def waits_for_terminal(shell_pid: int, tty: str) -> bool:
     if number == READ:
         return _reads_tty(shell_pid, args[0], tty)
     return number in SELECTS_POLLS
+
+
+def between_commands(shell_pid: int, tty: str) -> bool | None:
+    """Whether a shell whose terminal is in canonical mode is between commands (running
+    its prompt hooks or its rc file, or waiting for something other than the terminal)
+    rather than reading the terminal; None where ``/proc`` does not tell."""
+    text = _syscall_text(shell_pid)
+    if text is None:
+        return None
+    return text.startswith("running") or not waits_for_terminal(shell_pid, tty)
 
 
 def took_line(shell_pid: int | None, tty: str, read_before: int | None, typed: int) -> bool:

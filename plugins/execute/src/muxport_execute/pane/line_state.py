@@ -5,11 +5,14 @@ already on the line would be joined to it, a continuation prompt (open quote, he
 trailing ``\\``, ``&&``) would complete someone's unfinished command, a pending ``read``
 would swallow it. What is checked, from the pane's cursor row and its terminal:
 
-- ``reading``: bash or zsh in the foreground with the terminal in canonical mode. Their
-  line editors switch it to raw mode while they read a command, so canonical mode
-  means the shell reads some other way (``read``, ``select``). A shell without a line
-  editor (dash) blocked reading the terminal one byte at a time is in ``read``
-  (``shell_reads.pending_read``).
+- ``reading``: bash or zsh in the foreground with the terminal in canonical mode, blocked
+  waiting for the terminal. Their line editors switch it to raw mode while they read a
+  command, so canonical mode means the shell reads some other way (``read``,
+  ``select``). A shell without a line editor (dash) blocked reading the terminal one
+  byte at a time is in ``read`` (``shell_reads.pending_read``).
+- ``busy``: bash or zsh with the terminal in canonical mode, but running or blocked in
+  something else: between commands (prompt hooks, an rc file working in the shell
+  itself), not reading; its prompt is waited for (``pane/ready.py``).
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -33,10 +36,10 @@ import anyio
 from muxport import Tmux
 
 from muxport_execute.host import procs
-from muxport_execute.host.shell_reads import pending_read
+from muxport_execute.host.shell_reads import between_commands, pending_read
 from muxport_execute.pane.view import Line, read_line
 
-Verdict = Literal["empty", "text", "continuation", "reading"]
+Verdict = Literal["empty", "text", "continuation", "reading", "busy"]
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -73,7 +76,9 @@ def _unfinished(row: str) -> bool:
 
 def judge(line: Line, shell: str) -> Verdict:
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
-        return "reading"
+        group = procs.foreground_group(line.pid) if line.pid else None
+        between = between_commands(group, line.tty) if group is not None else None
+        return "busy" if between else "reading"  # unknown: reading, the safe side
     if line.pid and pending_read(procs.foreground_group(line.pid), line.tty):
         return "reading"  # dash and other shells without a line editor
     stripped = line.left.strip()

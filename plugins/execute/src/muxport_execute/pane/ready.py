@@ -15,10 +15,11 @@ from muxport_execute.host import procs
 from muxport_execute.notes import clear_line, is_posix_shell, stop_recovery
 from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput, clear_own, judge
-from muxport_execute.pane.view import Line
+from muxport_execute.pane.view import Line, read_line
 
 STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
 STARTING_BOUND = 5.0  # how long a starting shell is waited for
+BUSY_BOUND = 5.0  # how long a shell between commands (prompt hooks) is waited for
 
 
 def _starting(program: str, pane_pid: str) -> bool:
@@ -59,6 +60,18 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
     )
 
 
+async def _between_commands(tmux: Tmux, pane_id: str, shell: str, line: Line) -> Line:
+    """The line once the shell is no longer between commands (a poll: no tmux event marks
+    a terminal's mode), or as it is after ``BUSY_BOUND``."""
+    delay = 0.002
+    with anyio.move_on_after(BUSY_BOUND):
+        while judge(line, shell) == "busy":
+            await anyio.sleep(delay)
+            delay = min(0.05, delay * 2)
+            line = await read_line(tmux, pane_id)
+    return line
+
+
 def _refuse(pane_id: str, reason: str, why: str, line: Line) -> Refused:
     found = line.left.strip()
     return Refused(
@@ -72,9 +85,19 @@ def _refuse(pane_id: str, reason: str, why: str, line: Line) -> Refused:
 async def check_line(
     tmux: Tmux, pane_id: str, shell: str, line: Line, pending: PendingInput
 ) -> Line:
-    """Refuse unless the shell shows an empty main prompt; clear this server's own text."""
+    """Refuse unless the shell shows an empty main prompt; clear this server's own text.
+    A shell between commands is waited for first (bounded, ``BUSY_BOUND``)."""
+    line = await _between_commands(tmux, pane_id, shell, line)
     verdict = judge(line, shell)
     own = pending.take(pane_id)
+    if verdict == "busy":
+        raise Refused(
+            f"the shell in pane {pane_id} is still busy between commands after "
+            f"{BUSY_BOUND:g} s (its prompt hooks or its rc file work in the shell itself); "
+            "call run_shell_command again in a moment",
+            retryable=True,
+            data={"reason": "starting", "pane_id": pane_id, "command": shell},
+        )
     if verdict == "reading":
         raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
     if verdict == "continuation":

@@ -1,0 +1,57 @@
+"""Shells that are between commands are not reading (docs/run-outcomes.md, "Before
+typing"): prompt hooks and rc files that work in the shell itself keep the terminal in
+canonical mode, like a pending ``read``; runs sent back to back, or right after a pane
+starts, wait for the prompt instead of being refused."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from muxport.testing import CheckedCalls
+
+pytestmark = pytest.mark.timeout(180)
+
+TOOLSETS = ["inspect", "execute"]
+BUSY_LOOP = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"
+ZSH_PLUGINS = (
+    "source /usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh\n"
+    "source /usr/share/zsh-syntax-highlighting/zsh-syntax-highlighting.zsh\n"
+)
+PLUGINS_INSTALLED = all(os.path.exists(line.split()[1]) for line in ZSH_PLUGINS.splitlines())
+HOOKS = {
+    # prompt frameworks and pyenv's virtualenv hook do work in the shell itself
+    "bash-prompt-command": ("bash", f"PROMPT_COMMAND='{BUSY_LOOP}'"),
+    "zsh-precmd": ("zsh", f"precmd() {{ {BUSY_LOOP}; }}"),
+    "zsh-plugins": ("zsh", ZSH_PLUGINS),
+}
+
+
+@pytest.mark.parametrize("config", sorted(HOOKS))
+async def test_back_to_back_runs_wait_for_busy_prompt_hooks(stdio_client, rc_pane, config):
+    shell, rc = HOOKS[config]
+    if config == "zsh-plugins" and not PLUGINS_INSTALLED:
+        pytest.skip("zsh-autosuggestions and zsh-syntax-highlighting are not installed")
+    p = rc_pane(shell, rc).pane_id
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        for n in range(20):  # no gap between them
+            done = await call("run_shell_command", {"pane_id": p, "command": f"echo run{n}"})
+            assert (done["outcome"], done["output"], done["exit_status"]) == (
+                "completed", [f"run{n}"], 0), (n, done)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_a_run_right_after_a_slow_rc_file_starts(stdio_client, rc_pane, shell):
+    """The rc file loops over builtins for about a second after the pane is ready."""
+    p = rc_pane(shell, "\n".join([BUSY_LOOP] * 10), signal_first=True).pane_id
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        result = await client.call_tool(
+            "run_shell_command", {"pane_id": p, "command": "echo ready"}
+        )
+    if result.is_error:
+        meta = dict(result.meta or {})
+        assert (meta["reason"], meta["retryable"]) == ("starting", True), result
+    else:
+        got = result.structured_content or {}
+        assert (got["outcome"], got["output"]) == ("completed", ["ready"]), got
