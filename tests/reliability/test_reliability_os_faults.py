@@ -134,6 +134,7 @@ async def test_full_disk_under_a_run_is_no_space(stdio_client, shell_pane, sandb
                 "run_shell_command", {"pane_id": pane.pane_id, "command": "echo " + "y" * 9000})
             STATS.faults += 1
             assert error_code(result) == "no_space", result
+            assert result.meta["delivery"] == "not_sent", result.meta  # nothing was typed
             assert "free disk space" in result.content[0].text
             (full / "filler").unlink()
             ran = await client.call_tool(

@@ -37,6 +37,7 @@ from muxport._internal.errors import (
     ToolError,
 )
 from muxport._internal.facts import TmuxResult, classify
+from muxport._internal.faults import os_fault
 from muxport._internal.hookspecs import hookimpl
 from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
 from muxport._internal.registry import ToolRegistry
@@ -97,6 +98,7 @@ __all__ = [
     "classify",
     "exact_id",
     "hookimpl",
+    "os_fault",
     "tool",
     "watcher",
 ]

@@ -133,7 +133,7 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
     version = await check_version(tmux)
     if settings.socket_path or settings.socket_name:
         # One invocation both proves the server is there and reads its own version.
-        probe = await tmux.run(("display-message", "-p", "#{version}"), check=False)
+        probe = await tmux.run(("display-message", "-p", VERSION_PID), check=False)
         running = probe.returncode == 0 or "no current" in probe.stderr
         state: State = "existing" if running else "absent"
         return Connection(selector, settings.selector_source, tmux.socket_path, state,
@@ -148,18 +148,23 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
                       await server_version(tmux))
 
 
+VERSION_PID = "#{version} #{pid}"
+
+
 async def server_version(tmux: Transport) -> str:
     """The running server's ``#{version}`` ("" with no server): tmux upgraded under a
     running server is still the old server, and its quirks are what count."""
-    return known_version(tmux, await tmux.run(("display-message", "-p", "#{version}"),
+    return known_version(tmux, await tmux.run(("display-message", "-p", VERSION_PID),
                                               check=False))
 
 
 def known_version(tmux: Transport, found: TmuxResult) -> str:
-    """Record what a ``display-message -p '#{version}'`` answered as the server's version
-    (the descriptor header is probed at the first control client, not at startup)."""
-    version = found.stdout.strip() if found.returncode == 0 else ""
+    """Record what a ``display-message -p VERSION_PID`` answered: the server's version (the
+    descriptor header is probed at the first control client, not at startup) and its
+    process (a missing socket file then tells a moved socket from a dead server)."""
+    version, pid = ([*found.stdout.split(), "", ""] if found.returncode == 0 else ["", ""])[:2]
     tmux.wire.server_version = version
+    tmux.liveness.server_pid = int(pid) if pid.isdigit() else tmux.liveness.server_pid
     return version
 
 

@@ -128,3 +128,10 @@ class SystemFault(ToolError):
     """The operating system refused something: no space, no descriptors, no binary."""
 
     code = "system_error"
+
+
+class SocketMissing(TmuxUnresponsive):
+    """The server's process still runs but its socket file is gone (moved or deleted): it is
+    unreachable, not dead, and what runs in it goes on (docs/reliability.md)."""
+
+    code = "socket_missing"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import errno
 
-from muxport._internal.errors import SystemFault, ToolError
+from muxport._internal.errors import Delivery, SystemFault, ToolError
 
 EXHAUSTED = {
     errno.EMFILE: "file descriptors",
@@ -19,8 +19,11 @@ NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 NOT_RUNNABLE = (errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR)
 
 
-def os_fault(exc: OSError, doing: str, binary: str | None = None) -> SystemFault:
-    """The tool error for ``exc``, raised while ``doing`` (e.g. "starting tmux")."""
+def os_fault(
+    exc: OSError, doing: str, binary: str | None = None, delivery: Delivery = "possibly_sent"
+) -> SystemFault:
+    """The tool error for ``exc``, raised while ``doing`` (e.g. "starting tmux");
+    ``delivery``: what reached tmux before it (the caller knows "not_sent")."""
     why = exc.strerror or str(exc)
     number = exc.errno or 0
     if binary is not None and number in NOT_RUNNABLE:
@@ -40,11 +43,11 @@ def os_fault(exc: OSError, doing: str, binary: str | None = None) -> SystemFault
         return SystemFault(
             f"no space left on the device while {doing} ({why}); free disk space "
             "(TMPDIR holds muxport's private files) and try again",
-            code="no_space", retryable=True, delivery="possibly_sent",
+            code="no_space", retryable=True, delivery=delivery,
         )
     return SystemFault(
         f"{doing} failed: {why}; check the file system and permissions, then try again",
-        code="os_error", delivery="possibly_sent",
+        code="os_error", delivery=delivery,
     )
 
 

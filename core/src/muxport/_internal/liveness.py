@@ -7,12 +7,14 @@ one liveness probe per ``PROBE_EVERY`` seconds.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import anyio
 
-from muxport._internal.errors import TmuxUnresponsive
+from muxport._internal.errors import SocketMissing, TmuxUnresponsive
 from muxport._internal.invoke import DEADLINE
 
 PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
@@ -30,6 +32,26 @@ class Liveness:
         self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
         self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
         self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
+        self.server_pid: int | None = None  # the served server's process, once read
+
+    def check_moved(self) -> None:
+        """After a "no server" answer: raise ``socket_missing`` when the socket file is gone
+        but the server's process still runs (a blocking stat and a /proc read, both tiny)."""
+        pid = self.server_pid
+        if pid is None or os.path.exists(self.socket_path):
+            return
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            return
+        if comm.startswith("tmux"):
+            raise SocketMissing(
+                f"the tmux server (pid {pid}) still runs, but its socket {self.socket_path} "
+                "is gone (moved or deleted), so nothing can reach it; `kill -USR1 "
+                f"{pid}` makes tmux create it again (or move it back), then call again; "
+                "what runs in its panes goes on (wait_for_run collects a run)",
+                delivery="not_sent",
+            )
 
     def limit(self, deadline: float) -> float:
         """The deadline an invocation gets now."""

@@ -84,11 +84,14 @@ class Transport:
     ) -> TmuxResult:
         # every invocation (run, read, batched sends, hook checks) reaches tmux here
         done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start)
-        return TmuxResult(
+        result = TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
         )
+        if result.returncode and facts.classify(result.stderr) == "gone":
+            self.liveness.check_moved()  # an unreachable server is not always a dead one
+        return result
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
         try:

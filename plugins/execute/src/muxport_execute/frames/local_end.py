@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
-from muxport import Tmux
+from muxport import Tmux, TmuxUnresponsive
 
 from muxport_execute.frames.base import Ending
 from muxport_execute.frames.local_files import Frame
@@ -26,6 +26,7 @@ from muxport_execute.pane.view import Gone, Observation, observe
 
 SETTLE_DELAYS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)
 SETTLE_STEP, SETTLE_BOUND, MARKER_GRACE = 0.1, 10.0, 0.3
+STALLED_STEP = 0.5  # between looks while tmux does not answer (a stall does not count)
 
 
 @dataclass
@@ -115,7 +116,12 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
     for look_number in itertools.count():
         delay = SETTLE_DELAYS[look_number] if look_number < len(SETTLE_DELAYS) else SETTLE_STEP
         await anyio.sleep(delay)
-        seen = await observe(w.tmux, w.pane_id, w.pane_pid)
+        try:
+            seen = await observe(w.tmux, w.pane_id, w.pane_pid)
+        except TmuxUnresponsive:  # stopped or hung: the run is read once it answers again
+            deadline = anyio.current_time() + SETTLE_BOUND
+            await anyio.sleep(STALLED_STEP)
+            continue
         if seen.state != "alive":
             return Ending(seen.state, status, note=gone_note(seen.state, w.pane_id, w.run_id))
         now = anyio.current_time()

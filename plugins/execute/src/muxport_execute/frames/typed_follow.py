@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from muxport import ToolContext, ToolError, watcher
+from muxport import TmuxUnresponsive, ToolContext, ToolError, watcher
 
 from muxport_execute.frames.base import Emit, Ending, extract
 from muxport_execute.frames.typed_end import far_end, job_state, shown
@@ -30,6 +30,7 @@ from muxport_execute.pane.view import Observation, observe
 
 START_BOUND = 5.0
 LOOK_GAP = 0.01  # at most one capture per LOOK_GAP while output streams
+STALLED_STEP = 0.5  # between looks while tmux does not answer
 T = TypeVar("T")
 
 
@@ -61,7 +62,13 @@ async def look_until(
     deadline = None if bound is None else anyio.current_time() + bound
     async with watcher(ctx, pane_id, session_id) as activity:
         while True:
-            seen = await observe(ctx.tmux, pane_id, pane_pid)
+            try:
+                seen = await observe(ctx.tmux, pane_id, pane_pid)
+            except TmuxUnresponsive:  # stopped or hung: a follow looks again once it answers
+                if deadline is not None:
+                    raise
+                await anyio.sleep(STALLED_STEP)
+                continue
             answer = found(seen) if seen.state == "alive" else None
             now = anyio.current_time()
             if answer is not None or seen.state != "alive":

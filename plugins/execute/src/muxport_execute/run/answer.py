@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import anyio
-from muxport import Result, ToolContext
+from muxport import Result, ToolContext, ToolError
 from muxport.policy import clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
@@ -83,7 +83,31 @@ def answer(
 
 
 async def settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
-    """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so far."""
+    """Wait up to ``wait`` seconds for the run to end or stop; its answer, or the output so
+    far. A tool error meanwhile (tmux stopped answering) names the run: it was dispatched,
+    its watcher goes on, and wait_for_run collects it once tmux answers again."""
+    try:
+        return await _settle(ctx, run, wait, max_lines)
+    except Exception as exc:
+        error = _tool_error(exc)
+        if error is None:
+            raise
+        error.data = {**error.data, "run_id": run.run_id}
+        error.message += (
+            f"; run {run.run_id} was started in {run.pane_id} and is still watched: call "
+            f"wait_for_run with run_id {run.run_id} for its exit status and output"
+        )
+        raise error from None
+
+
+def _tool_error(exc: BaseException) -> ToolError | None:
+    """The tool error ``exc`` is, or the one a task group raised it in (the heartbeat's)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc if isinstance(exc, ToolError) else None
+
+
+async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
     reading: Reader | None = None
 
     async def inputs(view: View, scope: anyio.CancelScope) -> None:

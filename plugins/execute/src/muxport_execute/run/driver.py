@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 import anyio
-from muxport import ToolContext, ToolError
+from muxport import ToolContext, ToolError, os_fault
 from muxport.policy import MAX_LINES, check_input, keep_newest
 
 from muxport_execute.frames.base import Ending, Event, Outcome, Strategy
@@ -95,8 +95,11 @@ async def start(
     run = table.reserve(pane_id)
     frame: Strategy | None = None
     try:
-        frame = await _frame(ctx, table, run, command, suppress_history, requested)
-        early = await frame.prepare(ctx)
+        try:
+            frame = await _frame(ctx, table, run, command, suppress_history, requested)
+            early = await frame.prepare(ctx)
+        except OSError as exc:  # a full disk writing the frame's files: nothing was typed
+            raise os_fault(exc, "writing the run's private files", delivery="not_sent") from exc
         if early is None:
             try:
                 view = await frame.send(ctx)

@@ -1,0 +1,84 @@
+"""A run that was dispatched keeps its id through every fault (docs/reliability.md, "A
+run's id survives"): tmux stopped under it, the answer names the run, and wait_for_run
+collects it once tmux answers again."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import anyio
+import pytest
+from muxport.testing import eventually
+from reliability_kit import STATS, error_code
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_a_run_under_a_stopped_server_is_collected_after(
+    stdio_client, tmux_server, shell_pane
+):
+    pane = shell_pane("bash")
+    server_pid = int(tmux_server.cmd("display-message", "-p", "#{pid}"))
+    async with stdio_client(toolsets=["execute"]) as client:
+        answers = []
+
+        async def run() -> None:
+            answers.append(await client.call_tool("run_shell_command", {
+                "pane_id": pane.pane_id, "command": "echo started; sleep 3; echo done",
+                "timeout": 15}))
+
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(run)
+                await eventually(lambda: "started" in pane.screen(), every=0.02)
+                os.kill(server_pid, signal.SIGSTOP)  # about 0.5 s into the run
+                STATS.stalls += 1
+        finally:
+            os.kill(server_pid, signal.SIGCONT)
+        (answer,) = answers
+        assert error_code(answer) == "tmux_unresponsive", answer
+        run_id = answer.meta["run_id"]
+        assert run_id in answer.content[0].text and "wait_for_run" in answer.content[0].text
+        done = await client.call_tool("wait_for_run", {"run_id": run_id, "timeout": 15})
+        got = done.structured_content
+        assert (got["outcome"], got["output"], got["exit_status"]) == (
+            "completed", ["started", "done"], 0), got
+
+
+def put_back(moved: str, socket: str) -> None:
+    if os.path.exists(moved):
+        os.rename(moved, socket)
+
+
+async def test_a_moved_socket_is_not_a_dead_server(stdio_client, tmux_server, shell_pane):
+    pane = shell_pane("bash")
+    socket = tmux_server.socket_path
+    moved = socket + ".moved"
+    async with stdio_client(toolsets=["inspect", "execute"]) as client:
+        answers = []
+
+        async def run() -> None:
+            answers.append(await client.call_tool("run_shell_command", {
+                "pane_id": pane.pane_id, "command": "echo started; sleep 2; echo done",
+                "timeout": 15}))
+
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(run)
+                await eventually(lambda: "started" in pane.screen(), every=0.02)
+                os.rename(socket, moved)
+                STATS.faults += 1
+                listed = await client.call_tool("list_sessions", {})
+                assert error_code(listed) == "socket_missing", listed
+                assert "still runs" in listed.content[0].text and "USR1" in listed.content[0].text
+        finally:
+            put_back(moved, socket)
+        (answer,) = answers
+        if answer.is_error:  # the run outlived the move: it names the run
+            assert error_code(answer) == "socket_missing", answer
+            run_id = answer.meta["run_id"]
+            answer = await client.call_tool("wait_for_run", {"run_id": run_id, "timeout": 15})
+        got = answer.structured_content
+        assert (got["outcome"], got["output"], got["exit_status"]) == (
+            "completed", ["started", "done"], 0), got
