@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from muxport._internal import VERSION, resources
+from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row
 from muxport._internal.context import Services, ToolContext
@@ -102,10 +103,11 @@ class MuxportServer:
                 f"tool {name} {why}; nothing was run. Available tools: {listed}",
                 code="tool_not_available",
             ))
+        model = self.surface.args[name]
         try:
-            args = self.surface.args[name].model_validate(arguments)
+            args = model.model_validate(without_client_fields(arguments, model))
         except ValidationError as exc:
-            return error_result(InvalidArgument.from_validation(name, exc))
+            return error_result(InvalidArgument.from_validation(name, exc, model))
         except (TypeError, ValueError, AssertionError) as exc:
             # pydantic lets some constraint errors escape as plain exceptions (max_length on a
             # None): still the caller's bad argument, never a protocol error.

@@ -129,7 +129,7 @@ def checked(ctx: ToolContext, operations: list[Operation]) -> list[BaseModel]:
         try:
             models.append(spec.args.model_validate(operation.arguments))
         except ValidationError as exc:
-            error = InvalidArgument.from_validation(operation.tool, exc)
+            error = InvalidArgument.from_validation(operation.tool, exc, spec.args)
             raise InvalidArgument(f"operation {index}: {error.message}; nothing was run") from None
     return models
 
