@@ -656,14 +656,14 @@ class RawLauncher:
     def call(self, tool: str, arguments: Mapping[str, Any]) -> int:
         return self.request("tools/call", {"name": tool, "arguments": dict(arguments)})
 
-    def close(self) -> int | None:
-        """EOF on stdin; the exit status (None if still running after 1 s)."""
+    def close(self, within: float = 1.0) -> int | None:
+        """EOF on stdin; the exit status (None if still running after ``within`` seconds)."""
         import subprocess
 
         assert self.process.stdin is not None
         self.process.stdin.close()
         try:
-            return self.process.wait(timeout=1.0)
+            return self.process.wait(timeout=within)
         except subprocess.TimeoutExpired:
             return None
 

@@ -111,7 +111,7 @@ def use_pidfd_child_watcher() -> None:
     asyncio.set_child_watcher(watcher)
 
 
-async def serve(args: argparse.Namespace) -> None:
+async def serve(args: argparse.Namespace) -> int:
     use_pidfd_child_watcher()
     heap.fix_mmap_threshold()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
@@ -125,15 +125,17 @@ async def serve(args: argparse.Namespace) -> None:
         f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
         file=sys.stderr, flush=True,
     )
-    await started.server.serve_stdio(environment.limits)
+    return await started.server.serve_stdio(environment.limits)
 
 
 def exit_now(code: int) -> NoReturn:
-    """End the process once serving ended cleanly, skipping interpreter teardown.
+    """End the process once serving ended (EOF, or SIGINT/SIGTERM), skipping interpreter
+    teardown.
 
     By then every tmux client is reaped, every private file removed and the audit log
     closed; what is left (collecting ~100k objects, unloading modules) took 0.15 s of
-    CPU, which a loaded machine stretched past the 1 s EOF-to-exit budget.
+    CPU, which a loaded machine stretched past the 1 s EOF-to-exit budget. It also ends
+    the thread still blocked reading stdin after a signal (a read cannot be interrupted).
     """
     sys.stdout.flush()
     sys.stderr.flush()
@@ -151,8 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "doctor":
             anyio.run(doctor, args)
         else:
-            anyio.run(serve, args)
-            exit_now(0)
+            exit_now(anyio.run(serve, args))
     except StartupError as exc:
         print(f"muxport: {exc}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 from typing import Any
 
 import anyio
@@ -16,7 +17,7 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
 from muxport._internal.arguments import without_client_fields
@@ -28,9 +29,10 @@ from muxport._internal.faults import tool_error_of
 from muxport._internal.hookguard import guarding
 from muxport._internal.instructions import INSTRUCTIONS
 from muxport._internal.settings import Limits
+from muxport._internal.shutdown import CUT_NOTE, EOF_CLOSE, SIGNAL_CLOSE, cut_short
 from muxport._internal.stdio import StdioLoop
 from muxport._internal.surface import Surface
-from muxport._internal.targets import answer_dict
+from muxport._internal.targets import Result, answer_dict
 
 log = logging.getLogger("muxport")
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
@@ -117,9 +119,12 @@ class MuxportServer:
             ))
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
+        result: BaseModel | None = None
         try:
-            with guarding(name if read_only else None):
+            with guarding(name if read_only else None), self.services.shutdown.call():
                 result = await self.services.func(name)(tool_ctx, args)
+            if result is None:  # the grace after EOF is over: cancelled
+                return error_result(cut_short(name))
         except ToolError as exc:
             return error_result(exc)
         except Exception as exc:
@@ -134,6 +139,8 @@ class MuxportServer:
                 "The server is still running: check the target with a listing tool and try again.",
                 code="internal_error", delivery="possibly_sent",
             ))
+        if tool_ctx._cut_short and isinstance(result, Result):
+            result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
         data = answer_dict(result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
@@ -194,19 +201,32 @@ class MuxportServer:
             uri=uri, mime_type="application/json", text=text,
         )])
 
-    async def serve_stdio(self, limits: Limits | None = None) -> None:
-        """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
+    async def serve_stdio(self, limits: Limits | None = None) -> int:
+        """Serve until EOF on stdin (every request read answered) or SIGINT/SIGTERM, then
+        close the toolboxes and reap tmux clients; the exit status (0, or 128 + signal)."""
         options = self.lowlevel.create_initialization_options()
+        loop = StdioLoop(limits or Limits(), self.is_quick, self.services.shutdown.drain)
+        ended = 0
         async with anyio.create_task_group() as group:
             self.services.task_group = group
+
+            async def on_signal() -> None:
+                nonlocal ended
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+                    async for signum in received:
+                        ended = 128 + signum
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(on_signal)
             try:
-                await StdioLoop(limits or Limits(), self.is_quick).serve(
-                    lambda read, write: self.lowlevel.run(read, write, options)
-                )
+                await loop.serve(lambda read, write: self.lowlevel.run(read, write, options))
             finally:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                bound = SIGNAL_CLOSE if ended else EOF_CLOSE
+                with anyio.CancelScope(shield=True), anyio.move_on_after(bound):
                     await self.close()
                 group.cancel_scope.cancel()
+        return ended
 
     def is_quick(self, name: str) -> bool:
         """Whether a call of ``name`` answers at once (no ``timeout``: not a wait)."""

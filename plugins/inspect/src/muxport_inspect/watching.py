@@ -152,6 +152,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
             return wait.finish("pane_gone", None, cursor)
         except ServerGone:
             return wait.finish("server_gone", None, cursor)
+    return wait.finish("timed_out", None, cursor)  # cut short: muxport is exiting
 
 
 async def _space_out(last_look: float) -> None:

@@ -139,7 +139,12 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
         f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
     )
-    if run.view is None:
+    if ctx.closing:  # muxport exits: the run goes on in its pane, its id ends with the server
+        note = (
+            f"the command goes on in {run.pane_id}, but its exit status is lost: run_id "
+            f"{run.run_id} ends with this server (capture_pane of {run.pane_id} shows its output)"
+        )
+    elif run.view is None:
         note += (
             "; muxport cannot see whether a command on the far side of a carrier (ssh, "
             "sudo, a container) waits for input: capture_pane shows what the pane asks"
