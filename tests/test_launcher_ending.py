@@ -1,12 +1,15 @@
-"""How the launcher ends (README, "When the client goes away"): SIGINT and SIGTERM end it
-within 1 s although stdin stays open, and a run in flight goes on in its pane; at EOF every
-request already read is answered (quick calls completed, waits cut short with what they
-saw), then it exits 0. Spoken to over real stdio, as a client (or printf) would."""
+"""How the launcher starts and ends (README, "When the client goes away"): its startup line
+goes to stderr only for a terminal (or --verbose), to the client as a log message
+otherwise; SIGINT and SIGTERM end it within 1 s although stdin stays open, and a run in
+flight goes on in its pane; at EOF every request already read is answered (quick calls
+completed, waits cut short with what they saw), then it exits 0. Spoken to over real stdio,
+as a client (or printf) would."""
 
 from __future__ import annotations
 
 import json
 import os
+import pty
 import select
 import signal
 import subprocess
@@ -124,3 +127,26 @@ def test_eof_cuts_a_wait_short_with_what_it_saw(tmux_server: Any, shell_pane: An
     assert "cursor" in answers[4]["result"]["structuredContent"]  # what it saw, to go on from
     assert "before-the-wait" in answers[5]["result"]["structuredContent"]["content"]
     assert elapsed < 30
+
+
+@pytest.mark.parametrize("how", ["terminal", "--verbose"])
+def test_the_startup_line_goes_to_stderr_for_a_person(tmux_server: Any, how: str) -> None:
+    env = clean_env({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path})
+    data = b"".join(json.dumps(frame).encode() + b"\n" for frame in HANDSHAKE)
+    if how == "terminal":
+        reader, writer = pty.openpty()
+        try:
+            done = subprocess.run([launcher()], input=data, stdout=subprocess.PIPE,
+                                  stderr=writer, env=env, timeout=60, check=False)
+            os.close(writer)
+            err = os.read(reader, 4096)
+        finally:
+            os.close(reader)
+    else:
+        done = subprocess.run([launcher(), "--verbose"], input=data, capture_output=True,
+                              env=env, timeout=60, check=False)
+        err = done.stderr
+    assert done.returncode == 0
+    assert b"watch it with: " in err and err.count(b"\n") == 1, err
+    methods = [json.loads(line).get("method") for line in done.stdout.splitlines()]
+    assert "notifications/message" not in methods

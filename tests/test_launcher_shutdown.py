@@ -91,6 +91,7 @@ class RawSession:
             stderr=subprocess.PIPE,
         )
         self.buffer = b""
+        self.seen: list[dict[str, Any]] = []  # every message read
         self.selector = selectors.DefaultSelector()
         assert self.process.stdout is not None
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
@@ -108,6 +109,7 @@ class RawSession:
             while b"\n" in self.buffer:
                 line, self.buffer = self.buffer.split(b"\n", 1)
                 message = json.loads(line)
+                self.seen.append(message)
                 if message.get("id") == request_id:
                     return message  # type: ignore[no-any-return]
             left = deadline - time.monotonic()
@@ -166,10 +168,14 @@ def test_eof_exits_zero_within_a_second(tmux_server, shell_pane, tmp_path):
     assert elapsed < 1.0, f"exit took {elapsed:.2f} s after EOF"
     assert tmux_server.clients() == []
     assert list(private_tmp.iterdir()) == []
-    # one startup line on stderr tells a person how to watch the served server
-    (line,) = session.process.stderr.read().decode().splitlines()  # type: ignore[union-attr]
-    assert line.endswith(f"watch it with: {tmux_server.binary} -S {tmux_server.socket_path} "
-                         "attach -r")
+    # stderr is no terminal: nothing on it; the startup line (how to watch the served
+    # server) came to the client as a log message right after the initialize answer
+    assert session.process.stderr.read() == b""  # type: ignore[union-attr]
+    assert session.seen[1]["method"] == "notifications/message", session.seen
+    greeting = session.seen[1]["params"]
+    assert greeting["level"] == "info" and greeting["logger"] == "muxport"
+    assert greeting["data"].endswith(
+        f"watch it with: {tmux_server.binary} -S {tmux_server.socket_path} attach -r")
     # the served server is left running
     assert tmux_server.lines("list-panes", "-a", "-F", "#{pane_id}") == [pane.pane_id]
 

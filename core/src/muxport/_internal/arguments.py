@@ -72,3 +72,32 @@ def unknown_hint(name: str, fields: Sequence[str] | None) -> str:
     if fields:
         return f"unknown argument: remove it (the arguments are {', '.join(fields)})"
     return "unknown argument: remove it (no arguments are taken here)"
+
+
+def bad_string(value: Any, where: str = "", nul: bool = False) -> str | None:
+    """Where ``value`` holds a string no tool can take, and why: a lone surrogate (not
+    Unicode text: it has no UTF-8 form) anywhere, or, with ``nul``, a NUL character (no
+    pane holds one, and no tmux value can carry one). None when every string is fine."""
+    if isinstance(value, str):
+        if nul and "\x00" in value:
+            return f"{where or 'a value'} holds a NUL character (\\u0000): remove it"
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            char = f"U+{ord(value[exc.start]):04X}"
+            return (f"{where or 'a value'} holds a lone surrogate ({char} at index {exc.start}), "
+                    "which is not Unicode text: send valid UTF-8 (a character outside the BMP "
+                    "is escaped as a pair, like \\ud83d\\ude00)")
+        return None
+    items: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if (found := bad_string(key, where or "a name", nul)) is not None:
+                return found
+            items.append((f"{where}.{key}" if where else str(key), item))
+    elif isinstance(value, list):
+        items = [(f"{where}[{index}]", item) for index, item in enumerate(value)]
+    for place, item in items:
+        if (found := bad_string(item, place, nul)) is not None:
+            return found
+    return None

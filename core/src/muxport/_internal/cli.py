@@ -41,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
     p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
     p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
+    p.add_argument("--verbose", action="store_true",
+                   help="serve: print the startup line on stderr even when it is not a "
+                   "terminal (otherwise it is an MCP log message after initialize)")
     p.add_argument("--assume", choices=["created", "existing"], default="created",
                    help="tools: which default to show (daemon created by this process or not)")
     return p
@@ -120,12 +123,16 @@ async def serve(args: argparse.Namespace) -> int:
     environment.apply()
     started = await app.start(request, settings)
     conn = started.connection
-    print(
+    line = (
         f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
-        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
-        file=sys.stderr, flush=True,
+        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}"
     )
-    return await started.server.serve_stdio(environment.limits)
+    # Clients log whatever a server writes to stderr as errors: the line goes there for a
+    # person at a terminal (or --verbose), otherwise to the client as an MCP log message.
+    shown = args.verbose or sys.stderr.isatty()
+    if shown:
+        print(line, file=sys.stderr, flush=True)
+    return await started.server.serve_stdio(environment.limits, None if shown else line)
 
 
 def exit_now(code: int) -> NoReturn:

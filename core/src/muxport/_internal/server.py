@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
+import warnings
 from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
@@ -69,16 +69,25 @@ class MuxportServer:
         self.report_text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
         self.audit = Audit.from_env()
         self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
-        self.lowlevel = Server(
-            "muxport",
-            version=VERSION,
-            instructions=INSTRUCTIONS,
-            on_list_tools=self.list_tools,
-            on_call_tool=self.call_tool,
-            on_list_resources=self.list_resources,
-            on_list_resource_templates=self.list_resource_templates,
-            on_read_resource=self.read_resource,
-        )
+        with warnings.catch_warnings():  # logging: deprecated in 2026-07-28, not before
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            self.lowlevel = Server(
+                "muxport",
+                version=VERSION,
+                instructions=INSTRUCTIONS,
+                on_list_tools=self.list_tools,
+                on_call_tool=self.call_tool,
+                on_list_resources=self.list_resources,
+                on_list_resource_templates=self.list_resource_templates,
+                on_read_resource=self.read_resource,
+                on_set_logging_level=self.set_logging_level,
+            )
+
+    async def set_logging_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """Accepted: the one log message muxport sends (the startup line) precedes it."""
+        return types.EmptyResult()
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -201,32 +210,25 @@ class MuxportServer:
             uri=uri, mime_type="application/json", text=text,
         )])
 
-    async def serve_stdio(self, limits: Limits | None = None) -> int:
+    async def serve_stdio(self, limits: Limits | None = None, greeting: str | None = None) -> int:
         """Serve until EOF on stdin (every request read answered) or SIGINT/SIGTERM, then
-        close the toolboxes and reap tmux clients; the exit status (0, or 128 + signal)."""
+        close the toolboxes and reap tmux clients; the exit status (0, or 128 + signal).
+        ``greeting`` is sent as a log message after the initialize answer."""
         options = self.lowlevel.create_initialization_options()
         loop = StdioLoop(limits or Limits(), self.is_quick, self.services.shutdown.drain)
-        ended = 0
+        loop.greeting = greeting
+        shutdown = self.services.shutdown
         async with anyio.create_task_group() as group:
             self.services.task_group = group
-
-            async def on_signal() -> None:
-                nonlocal ended
-                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
-                    async for signum in received:
-                        ended = 128 + signum
-                        group.cancel_scope.cancel()
-                        return
-
-            group.start_soon(on_signal)
+            group.start_soon(shutdown.on_signal, group.cancel_scope)
             try:
                 await loop.serve(lambda read, write: self.lowlevel.run(read, write, options))
             finally:
-                bound = SIGNAL_CLOSE if ended else EOF_CLOSE
+                bound = SIGNAL_CLOSE if shutdown.signal else EOF_CLOSE
                 with anyio.CancelScope(shield=True), anyio.move_on_after(bound):
                     await self.close()
                 group.cancel_scope.cancel()
-        return ended
+        return 128 + shutdown.signal if shutdown.signal else 0
 
     def is_quick(self, name: str) -> bool:
         """Whether a call of ``name`` answers at once (no ``timeout``: not a wait)."""

@@ -11,6 +11,7 @@ SIGINT and SIGTERM end serving at once: nothing more is answered, the toolboxes 
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +34,15 @@ class Shutdown:
     input_closed: bool = False
     cut: anyio.Event = field(default_factory=anyio.Event)
     calls: set[anyio.CancelScope] = field(default_factory=set)
+    signal: int = 0  # the signal that ended serving (0: none)
+
+    async def on_signal(self, serving: anyio.CancelScope) -> None:
+        """At SIGINT or SIGTERM: note it, and cancel ``serving``."""
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+            async for signum in received:
+                self.signal = signum
+                serving.cancel()
+                return
 
     @contextmanager
     def call(self) -> Iterator[anyio.CancelScope]:

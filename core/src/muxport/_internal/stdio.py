@@ -11,6 +11,7 @@ nothing a handler reads, so the wrapper (a private SDK module) would add nothing
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -78,6 +79,13 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
             os.dup2(wire_out, 1)
 
 
+def log_message(level: str, text: str) -> bytes:
+    """A ``notifications/message`` line from the logger ``muxport``."""
+    params = {"level": level, "logger": "muxport", "data": text}
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params},
+                      ensure_ascii=False).encode() + b"\n"
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -91,6 +99,7 @@ class StdioLoop:
         self, limits: Limits, is_quick: Callable[[str], bool], drain: Drain | None = None
     ) -> None:
         self.drain = drain  # at EOF: returns once every request read is answered (or cut)
+        self.greeting: str | None = None  # a log message sent after the initialize answer
         self.pressure = Pressure(limits)
         self.frames = Frames(limits.max_request_bytes, is_quick, self.pressure.calls)
         self.outbox: list[bytes] = []
@@ -159,9 +168,14 @@ class StdioLoop:
             async for item in from_server:
                 message = item.message
                 data = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                key = None
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                    self.answered.append(Frames.key(message.id))
+                    key = Frames.key(message.id)
+                    self.answered.append(key)
                 self._queue(data + b"\n")
+                if self.greeting and key == self.frames.initialize_key:
+                    self._queue(log_message("info", self.greeting))
+                    self.greeting = None
 
     async def _flush(self, wire_out: int) -> None:
         while True:
