@@ -39,6 +39,7 @@ BAD_FRAMES = [
     (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}\n', -32600),
     (b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n', -32600),
     (b'{"jsonrpc": "2.0", "id": 8}\n', -32600),
+    (b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "tools/list"}\n', -32600),  # no echo
 ]
 
 
