@@ -56,16 +56,23 @@ def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     report = json.loads(read["result"]["contents"][0]["text"])
     rows = {row["name"]: row for row in report["tools"]}
     for name, hint in hints.items():
-        kind = rows[name]["kind"]
+        kind, reach = rows[name]["kind"], rows[name]["process_reach"]
         # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
         read_only = kind == "read" and name != "wait_for_run"
         assert hint["readOnlyHint"] is read_only, name
-        assert hint["openWorldHint"] is (kind == "execute"), name
+        hands_input = reach in ("pane-input", "pane-command")
+        assert hint["openWorldHint"] is hands_input, name
         if read_only:
             assert hint["idempotentHint"] is True, name
         amplifies = rows[name]["amplifies_future_input"]
+        deletes = kind == "delete" or "delete" in rows[name]["tmux_effects"]
         if not read_only:
-            assert hint["destructiveHint"] is (kind in ("execute", "delete") or amplifies), name
+            assert hint["destructiveHint"] is (deletes or hands_input or amplifies), name
+    for adds in ("create_session", "create_window", "split_window"):  # they only add
+        assert hints[adds]["destructiveHint"] is False, adds
+        assert hints[adds]["openWorldHint"] is False, adds
+    assert hints["respawn_pane"]["destructiveHint"] is True  # it replaces the pane's process
+    assert hints["wait_for_run"]["destructiveHint"] is False
     assert rows["wait_for_run"]["kind"] == "read" and rows["run_shell_command"]["kind"] == "execute"
     assert {rows[n]["toolset"] for n in rows if rows[n]["kind"] == "delete"} == {"teardown"}
     assert hints["run_shell_command"]["openWorldHint"] is True
@@ -176,3 +183,36 @@ def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> No
     assert notes and all(n["total"] == 2.5 for n in notes)
     assert notes[0]["message"].startswith("waiting for channel fit-progress: ")
     assert all(" s of 2.5 s" in n["message"] for n in notes)
+
+
+def test_schema_bounds_are_the_caps(wire: Wire, tmux_server: Any) -> None:
+    """A client validating by the schema and the server agree: every timeout's maximum is
+    the wait ceiling, every max_lines' maximum the line cap, and past them both refuse."""
+    _, answer = wire.request("tools/list")
+    tools = {t["name"]: t for t in answer["result"]["tools"]}
+    bounded = {key: {name for name, t in tools.items() if key in t["inputSchema"]["properties"]}
+               for key in ("timeout", "max_lines")}
+    assert {"run_shell_command", "wait_for_run", "wait_for_text", "wait_for_channel"} <= (
+        bounded["timeout"])
+    for name in bounded["timeout"]:
+        assert tools[name]["inputSchema"]["properties"]["timeout"]["maximum"] == 120, name
+    for name in bounded["max_lines"]:
+        assert tools[name]["inputSchema"]["properties"]["max_lines"]["maximum"] == 5000, name
+    validator = jsonschema.Draft202012Validator(tools["wait_for_channel"]["inputSchema"])
+    assert not validator.is_valid({"channel": "c", "timeout": 121})
+    _, over = wire.request("tools/call", {"name": "wait_for_channel",
+                                          "arguments": {"channel": "c", "timeout": 121}})
+    text = over["result"]["content"][0]["text"]
+    assert over["result"]["isError"] and "timeout: at most 120 seconds" in text
+    assert "LIBTMUX_MCP_WAIT_MAX_SECONDS" in text
+    raised = Wire({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                   "LIBTMUX_MCP_WAIT_MAX_SECONDS": "300"})
+    try:
+        raised.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "bounds", "version": "0"}})
+        _, listed = raised.request("tools/list")
+    finally:
+        raised.close()
+    ceilings = {t["inputSchema"]["properties"]["timeout"]["maximum"]
+                for t in listed["result"]["tools"] if "timeout" in t["inputSchema"]["properties"]}
+    assert ceilings == {300}

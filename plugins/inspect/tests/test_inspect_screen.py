@@ -104,9 +104,10 @@ async def test_history_budget_keeps_newest_lines(mcp_client, tmux_server):
     assert data["lines_dropped"] == 195000
     assert data["lines_dropped"] == len(lines) - 5000
     assert "5000" in data["note"]
-    clamped = huge.structured_content
-    assert clamped["max_lines"] == 5000 and clamped["line_count"] == 5000
-    assert "clamped" in clamped["note"]
+    # the schema's maximum is the cap: what a client's validator refuses, the server refuses
+    assert huge.is_error and huge.meta["error_code"] == "invalid_argument"
+    assert "less than or equal to 5000" in huge.content[0].text
+    assert tools["capture_pane"].input_schema["properties"]["max_lines"]["maximum"] == 5000
 
 
 async def test_one_enormous_line_comes_back_bounded(mcp_client, tmux_server):

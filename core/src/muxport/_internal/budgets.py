@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
 
 DEFAULT_LINES = 200
 MAX_LINES = 5000
@@ -42,6 +46,31 @@ def wait_ceiling() -> float:
         except ValueError:
             configure_wait_ceiling(WAIT_CEILING)
     return _ceiling[0]
+
+
+class Ceiling:
+    """The wait ceiling as a ``timeout``'s bound: the schema's ``maximum`` (read when the
+    schema is made, at startup) and the check, so a client validating by the schema and the
+    server refuse the same values (docs/runs-and-waits.md)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> Any:
+        result = handler(schema)
+        ceiling = wait_ceiling()
+        result["maximum"] = int(ceiling) if ceiling.is_integer() else ceiling
+        return result
+
+    @staticmethod
+    def check(seconds: float) -> float:
+        if seconds > wait_ceiling():
+            raise ValueError(
+                f"at most {wait_ceiling():g} seconds (the wait ceiling; "
+                f"LIBTMUX_MCP_WAIT_MAX_SECONDS raises it up to {WAIT_CEILING_LIMIT:g}); to wait "
+                "longer, call again when this wait times out"
+            )
+        return seconds
 
 
 def effective_timeout(requested: float | None) -> float:
