@@ -1,11 +1,13 @@
 """The core's policy helpers a tool calls (docs/plugin-contract.md, "muxport.policy"):
 where input may go, how a client's pattern is compiled and searched, and how much a read
-or a wait may take.
+or a wait may take (and how large its answer may be).
 """
 
+from muxport._internal.answers import AnswerBudget, answer_budget
 from muxport._internal.budgets import (
     MAX_CHARS,
     MAX_LINES,
+    Bounded,
     clamp_lines,
     effective_timeout,
     keep_newest,
@@ -16,8 +18,11 @@ from muxport._internal.regex import Compiled, compile_user_regex, search
 __all__ = [
     "MAX_CHARS",
     "MAX_LINES",
+    "AnswerBudget",
+    "Bounded",
     "Cohort",
     "Compiled",
+    "answer_budget",
     "check_input",
     "clamp_lines",
     "compile_user_regex",

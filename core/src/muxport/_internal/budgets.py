@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,6 +10,8 @@ from typing import Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
+
+from muxport._internal.answers import answer_budget
 
 DEFAULT_LINES = 200
 MAX_LINES = 5000
@@ -82,19 +85,45 @@ def effective_timeout(requested: float | None) -> float:
 
 @dataclass(frozen=True)
 class Bounded:
-    """Lines kept after the budgets, newest last."""
+    """Lines kept after the budgets, newest last; ``answer_full``: the answer budget, not
+    the line or character budget, stopped them (the note names the budget)."""
 
     lines: list[str]
     truncated: bool
     lines_dropped: int
+    answer_full: bool = False
+
+
+def line_size(line: str) -> int:
+    """Bytes a line takes in an answer's text: its JSON string and a separator."""
+    return len(json.dumps(line, ensure_ascii=False).encode()) + 1
+
+
+def _tail(line: str, room: int) -> str:
+    """The longest tail of ``line`` whose JSON string fits ``room`` bytes."""
+    tail = line[-room:]
+    while tail and line_size(tail) > room:
+        tail = tail[max(1, len(tail) - len(tail) * room // line_size(tail)):]
+    return tail
 
 
 def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS) -> Bounded:
-    """Keep the newest lines within both budgets; one enormous line keeps its tail."""
+    """Keep the newest lines within the line and character budgets and what is left of the
+    call's answer budget (answers.py), which they spend; one enormous line keeps its tail."""
+    budget = answer_budget()
+    room_bytes = budget.left if budget is not None else None
     kept: list[str] = []
-    used = 0
+    used = spent = 0
+    full = False
     for line in reversed(lines[-max_lines:] if max_lines > 0 else []):
         room = max_chars - used
+        size = line_size(line) if room_bytes is not None else 0
+        if room_bytes is not None and spent + size > room_bytes:
+            full = True
+            if not kept and room_bytes > 2:
+                kept.append(_tail(line[-room:], room_bytes))
+                spent = room_bytes
+            break
         if room <= 0:
             break
         if len(line) > room:
@@ -104,7 +133,10 @@ def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS
             break
         kept.append(line)
         used += len(line) + 1
+        spent += size
+    if budget is not None:
+        budget.spend(spent)
     kept.reverse()
     dropped = len(lines) - len(kept)
     clipped = bool(kept) and len(kept[0]) < len(lines[len(lines) - len(kept)])
-    return Bounded(kept, truncated=dropped > 0 or clipped, lines_dropped=dropped)
+    return Bounded(kept, dropped > 0 or clipped, dropped, full and (dropped > 0 or clipped))

@@ -21,6 +21,7 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
+from muxport._internal.answers import answering
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
@@ -148,9 +149,11 @@ class ToolContext:
             raise RuntimeError("no background task group: the server is not running")
 
         async def guarded() -> None:
-            # A fault inside background work ends that work, never the server.
+            # A fault inside background work ends that work, never the server; it answers
+            # nobody, so the budget of the call that started it is not its own.
             try:
-                await func()
+                with answering(None):
+                    await func()
             except Exception:
                 log.exception("background work of %s failed", self.tool)
 

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
+from muxport._internal.answers import AnswerBudget, answer_bytes, answering, fit
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row
@@ -129,8 +130,10 @@ class MuxportServer:
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
         result: BaseModel | None = None
+        budget = AnswerBudget(answer_bytes())
         try:
-            with guarding(name if read_only else None), self.services.shutdown.call():
+            with (guarding(name if read_only else None), self.services.shutdown.call(),
+                  answering(budget)):
                 result = await self.services.func(name)(tool_ctx, args)
             if result is None:  # the grace after EOF is over: cancelled
                 return error_result(cut_short(name))
@@ -150,10 +153,16 @@ class MuxportServer:
             ))
         if tool_ctx._cut_short and isinstance(result, Result):
             result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
-        data = answer_dict(result)
+        data = fit(answer_dict(result), budget.limit)
+        if data is None:
+            return error_result(ToolError(
+                f"{name}'s answer does not fit the answer budget of {budget.limit:,} bytes "
+                "(MUXPORT_MAX_ANSWER_BYTES); nothing is lost in tmux: ask for less",
+                code="answer_too_large", delivery="observed",
+            ))
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-            structured_content=data,
+            content=[types.TextContent(type="text", text=text)], structured_content=data,
         )
 
     async def list_resources(

@@ -75,6 +75,12 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
             "the pane was cleared or its history outran the cursor: content is the newest "
             "finished lines now in the pane, not a continuation of the last look"
         )
+    if kept.answer_full and kept.lines_dropped:
+        notes.append(
+            f"{kept.lines_dropped} older new lines were left out to keep the answer within the "
+            f"answer budget (newest kept): capture_pane with history: true and skip (about "
+            f"{len(kept.lines) + 1}) reaches them"
+        )
     if current.dead:
         notes.append("the pane's process has exited (respawn_pane restarts it)")
     return CaptureSince(

@@ -58,6 +58,12 @@ def answer(
     kept = keep_newest(lines, budget)
     ending = run.ending if run.final else None
     dropped = run.stored_dropped if ending else 0
+    note = ending.note if ending else note
+    if kept.answer_full and kept.lines_dropped:
+        note = "; ".join(filter(None, (note, (
+            f"{kept.lines_dropped} older lines of output were left out to keep the answer "
+            "within the answer budget (newest kept); for all of it, redirect the output to a "
+            "file and read it in parts"))))
     return RunAnswer(
         pane_id=run.pane_id,
         outcome=outcome,
@@ -72,7 +78,7 @@ def answer(
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,
-        note=ending.note if ending else note,
+        note=note,
         reason=ending.reason if ending else None,
         pane_lines=ending.pane_lines if ending else None,
         invalid_utf8=ending.invalid_utf8 if ending else None,
