@@ -52,7 +52,7 @@ def test_every_tool_answers_alike_with_and_without_wait_for_previous(
         assert call(wire, name, {**ADDED, "no_such_argument": 1}) == refused, name
         # Every read that needs at most an id runs both ways, with the same answer.
         required = set(tool["inputSchema"].get("required", []))
-        if tool["annotations"]["readOnlyHint"] and required <= set(IDS):
+        if tool["annotations"].get("readOnlyHint") and required <= set(IDS):
             arguments = {key: ids[key] for key in required}
             if "timeout" in tool["inputSchema"]["properties"]:
                 arguments["timeout"] = 0

@@ -10,12 +10,13 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+from muxport._internal.capabilities import MCP_HINT_DEFAULTS, META_DEFAULTS
 from muxport._internal.schemas import problems
 
 from tests.wire_kit import TIMEOUT, Wire, initialized
 
-WIRE_LIMIT = 70_000
-MODEL_LIMIT = 26_000
+WIRE_LIMIT = 60_000
+MODEL_LIMIT = 22_000
 LEAKS = ("TOOLS.md", "DESIGN")
 
 
@@ -25,17 +26,24 @@ def wire(tmux_server: Any) -> Iterator[Wire]:
         yield session
 
 
+def compact(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def model_visible(tool: dict[str, Any]) -> int:
-    schema = json.dumps(tool["inputSchema"], separators=(",", ":"), ensure_ascii=False)
-    return len((tool["name"] + tool.get("description", "") + schema).encode())
+    """Bytes of what a model is given of a tool: its name, description and input schema, as
+    one JSON object."""
+    keys = ("name", "description", "inputSchema")
+    return len(compact({key: tool[key] for key in keys if key in tool}))
 
 
 def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
     size, answer = wire.request("tools/list")
+    # the wire is compact JSON: re-encoding the answer gives its bytes back exactly, so the
+    # sizes below are the wire's own
+    assert compact(answer) == wire.raw[-1].rstrip(b"\n") and size == len(wire.raw[-1])
     tools = answer["result"]["tools"]
-    assert {"list_sessions", "run_shell_command", "kill_pane", "select_pane"} <= {
-        t["name"] for t in tools
-    }
+    assert len(tools) == 46
     seen = sum(model_visible(t) for t in tools)
     assert size <= WIRE_LIMIT, f"tools/list is {size} bytes on the wire"
     assert seen <= MODEL_LIMIT, f"names + descriptions + input schemas are {seen} bytes"
@@ -45,8 +53,28 @@ def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
             assert problems(schema) == [], (tool["name"], key)
             jsonschema.Draft202012Validator.check_schema(schema)
         row = tool["_meta"]["muxport/capability"]
-        assert not {"input_schema", "output_schema", "description", "name"} & set(row)
-        assert {"toolset", "process_reach", "tmux_effects", "output_classes"} <= set(row)
+        assert not {"input_schema", "output_schema", "description", "name", "kind"} & set(row)
+        assert "toolset" in row and not {k for k, v in META_DEFAULTS.items() if row.get(k) == v}
+
+
+def test_tools_list_is_the_same_in_another_environment(wire: Wire, tmux_server: Any,
+                                                       tmp_path: Any) -> None:
+    """Its size depends on nothing of the machine: socket, directories, a raised ceiling
+    (as long, in digits) and a third-party toolset installed but not selected."""
+    _, answer = wire.request("tools/list")
+    other_tmp = tmp_path / ("deep-" * 20)
+    other_tmp.mkdir()
+    other = Wire({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path, "TMPDIR": str(other_tmp),
+                  "HOME": str(tmp_path), "LIBTMUX_MCP_WAIT_MAX_SECONDS": "600",
+                  "LIBTMUX_TOOLSETS": "inspect,manage,execute,teardown"})
+    try:
+        other.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "elsewhere", "version": "0"}})
+        _, elsewhere = other.request("tools/list")
+    finally:
+        other.close()
+    here = compact(answer["result"]).replace(b'"maximum":120,', b'"maximum":600,')
+    assert here == compact(elsewhere["result"])
 
 
 def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
@@ -55,7 +83,10 @@ def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     _, read = wire.request("resources/read", {"uri": "tmux://capabilities"})
     report = json.loads(read["result"]["contents"][0]["text"])
     rows = {row["name"]: row for row in report["tools"]}
+    # a hint at MCP's own default is left out (the specification reads it so)
+    hints = {name: {**MCP_HINT_DEFAULTS, **hint} for name, hint in hints.items()}
     for name, hint in hints.items():
+        assert hint == rows[name]["annotations"], name  # the report has every hint
         kind, reach = rows[name]["kind"], rows[name]["process_reach"]
         # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
         read_only = kind == "read" and name != "wait_for_run"
@@ -144,7 +175,7 @@ def test_resource_templates_serve_listings_and_screens_like_the_tools(
                         ["text"])
     assert screen["max_lines"] == 2 and len(screen["content"]) <= 2
     whole = json.loads(read(f"tmux://panes/{number}/screen")["result"]["contents"][0]["text"])
-    assert "resource-line" in whole["content"] and whole["max_lines"] == 200
+    assert "resource-line" in whole["content"] and "max_lines" not in whole  # 200, its default
     sessions = json.loads(read("tmux://sessions")["result"]["contents"][0]["text"])
     assert [s["id"] for s in sessions["sessions"]] == [pane.session_id]
     windows = json.loads(read(f"tmux://sessions/{pane.session_id[1:]}/windows")["result"]
@@ -216,3 +247,25 @@ def test_schema_bounds_are_the_caps(wire: Wire, tmux_server: Any) -> None:
     ceilings = {t["inputSchema"]["properties"]["timeout"]["maximum"]
                 for t in listed["result"]["tools"] if "timeout" in t["inputSchema"]["properties"]}
     assert ceilings == {300}
+
+
+def test_a_quick_run_answers_in_at_most_120_characters(wire: Wire, tmux_server: Any) -> None:
+    """Fields at their default are left out, and the output schema says what each is."""
+    pane = tmux_server.shell_pane("bash")
+    _, listed = wire.request("tools/list")
+    schema = next(t["outputSchema"] for t in listed["result"]["tools"]
+                  if t["name"] == "run_shell_command")
+    _, answer = wire.request("tools/call", {"name": "run_shell_command",
+                                            "arguments": {"pane_id": pane.pane_id,
+                                                          "command": "true"}})
+    text = answer["result"]["content"][0]["text"]
+    assert len(text) <= 120, text
+    data = json.loads(text)
+    assert (data["outcome"], data["exit_status"], data["output"]) == ("completed", 0, [])
+    left_out = {"framed": True, "lines_missed": False, "truncated": False, "lines_dropped": 0,
+                "effective_timeout": 30, "max_lines": 200, "frame": "local"}
+    for key, default in left_out.items():
+        assert key not in data, key
+        assert schema["properties"][key]["default"] == default, key
+        assert key not in schema.get("required", []), key
+    assert "run_id" not in data  # nothing is left to collect

@@ -40,7 +40,7 @@ def session(env):
     report = json.loads(reply(3)["result"]["contents"][0]["text"])
     proc.stdin.close()
     proc.wait(timeout=10)
-    return {"caller": {p["id"]: p["caller"] for p in panes}, "relation": report["caller"]}
+    return {"caller": {p["id"]: p.get("caller") for p in panes}, "relation": report["caller"]}
 
 
 results = {"pane": os.environ.get("TMUX_PANE")}
@@ -91,4 +91,5 @@ async def test_list_panes_marks_no_pane_outside_tmux(stdio_client, shell_pane):
     first, second = shell_pane("bash"), shell_pane("dash")
     async with stdio_client(toolsets=["inspect"]) as client:
         panes = (await client.call_tool("list_panes", {})).structured_content["panes"]
-    assert {p["id"]: p["caller"] for p in panes} == {first.pane_id: None, second.pane_id: None}
+    assert {p["id"]: p.get("caller") for p in panes} == {first.pane_id: None, second.pane_id: None}
+    assert all("caller" not in p for p in panes)  # absent outside tmux

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
-from muxport.testing import TmuxServer, tool_schema_errors
+from muxport.testing import TmuxServer, capability_row, tool_schema_errors
 from reliability_kit import (
     STATS,
     Resolver,
@@ -123,7 +123,7 @@ async def test_fuzz_every_tool_from_its_schema(
         (pid,) = children_named("muxport") - known
         listed = (await client.list_tools()).tools
         tools = {t.name: t for t in listed}
-        reach = {t.name: (t.meta or {})["muxport/capability"]["process_reach"] for t in listed}
+        reach = {t.name: capability_row(t)["process_reach"] for t in listed}
         resolver = Resolver({name: str(canaries / name) for name in tools})
         per_tool = max(MIN_PER_TOOL, -(-TOTAL_CALLS // len(tools)))
         started = time.monotonic()

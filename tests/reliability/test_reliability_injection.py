@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from muxport._internal import objects
-from muxport.testing import TmuxServer, eventually
+from muxport.testing import TmuxServer, capability_row, eventually
 from reliability_kit import STATS, error_code, id_kind, short, types_of
 
 pytestmark = pytest.mark.timeout(300)
@@ -240,7 +240,7 @@ async def test_strings_reach_tmux_literally_or_are_refused(
     async with stdio_client(toolsets=all_toolsets) as client:
         tools = (await client.list_tools()).tools
         for tool in tools:
-            reach = (tool.meta or {})["muxport/capability"]["process_reach"]
+            reach = capability_row(tool)["process_reach"]
             if tool.name == "run_shell_command" or reach == "pane-command":
                 continue  # runs its command by design: test_run_shell_command_runs_literally_once
             root = tool.input_schema

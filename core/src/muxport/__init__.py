@@ -9,6 +9,7 @@ private and may change. Tests use ``muxport.testing``.
 """
 
 from muxport._internal import VERSION
+from muxport._internal.answers import answer_dict
 from muxport._internal.caller import Caller
 from muxport._internal.context import ToolContext
 from muxport._internal.declare import (
@@ -49,7 +50,6 @@ from muxport._internal.targets import (
     SessionId,
     Timeout,
     WindowId,
-    answer_dict,
     exact_id,
 )
 from muxport._internal.tmuxclient import Tmux

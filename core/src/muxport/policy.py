@@ -5,6 +5,8 @@ or a wait may take (and how large its answer may be).
 
 from muxport._internal.answers import AnswerBudget, answer_budget
 from muxport._internal.budgets import (
+    DEFAULT_LINES,
+    DEFAULT_WAIT,
     MAX_CHARS,
     MAX_LINES,
     Bounded,
@@ -16,6 +18,8 @@ from muxport._internal.inputs import Cohort, check_input
 from muxport._internal.regex import Compiled, compile_user_regex, search
 
 __all__ = [
+    "DEFAULT_LINES",
+    "DEFAULT_WAIT",
     "MAX_CHARS",
     "MAX_LINES",
     "AnswerBudget",

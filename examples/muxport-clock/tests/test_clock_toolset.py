@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib.metadata import entry_points
 
-from muxport.testing import tool_schema_errors
+from muxport.testing import capability_row, tool_schema_errors
 
 
 def test_clock_is_found_through_its_entry_point():
@@ -19,7 +19,7 @@ async def test_show_clock_over_stdio_when_selected(stdio_client, shell_pane, tmu
     async with stdio_client(toolsets=["clock"]) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert sorted(tools) == ["show_clock"]
-        row = tools["show_clock"].meta["muxport/capability"]
+        row = capability_row(tools["show_clock"])
         assert (row["toolset"], row["process_reach"], row["tmux_effects"]) == (
             "clock", "none", ["change"])
         result = await client.call_tool("show_clock", {"pane_id": pane.pane_id})

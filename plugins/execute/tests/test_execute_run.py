@@ -29,7 +29,7 @@ async def test_runs_return_only_output_and_status(
             "completed",
         )
         assert first["framed"] is True and first["lines_missed"] is False
-        assert first["run_id"].startswith("run-") and first["max_lines"] == 200
+        assert "run_id" not in first and first["max_lines"] == 200  # nothing left to collect
         assert (await run(client, p, "false"))["exit_status"] == 1
         three = await run(client, p, "echo bye; exit 3")
         assert (three["output"], three["exit_status"]) == (["bye"], 3)
@@ -41,7 +41,9 @@ async def test_runs_return_only_output_and_status(
         assert wide["output"] == ["0" * 99 + "7", "no newline"]
         one, two = await run(client, p, "echo first"), await run(client, p, "echo second")
         assert (one["output"], two["output"]) == (["first"], ["second"])
-        again = await call(client, "wait_for_run", {"run_id": first["run_id"], "max_lines": 1})
+        later = await run(client, p, "sleep 0.3; printf 'a\\nb\\n'", timeout=0)
+        assert later["outcome"] == "timed_out" and later["run_id"].startswith("run-")
+        again = await call(client, "wait_for_run", {"run_id": later["run_id"], "max_lines": 1})
         assert (again["output"], again["exit_status"], again["truncated"]) == (["b"], 0, True)
     shown = tmux_server.cmd(
         "display", "-p", "-t", p, "#{pane_current_command}|#{pane_current_path}|#{pane_dead}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport.testing import CheckedCalls
+from muxport.testing import CheckedCalls, capability_row
 
 
 async def test_config_tools_over_stdio(stdio_client, shell_pane, tmux_server):
@@ -62,7 +62,7 @@ async def test_config_tools_over_stdio(stdio_client, shell_pane, tmux_server):
         all_hooks = await call("show_hooks", {})
         one_hook = await call("show_hooks", {"name": "after-new-window"})
         session_hooks = await call("show_hooks", {"target": session})
-        rows = {name: tools[name].meta["muxport/capability"] for name in tools}
+        rows = {name: capability_row(tools[name]) for name in tools}
 
     assert variables["values"] == {
         "pane_id": pane.pane_id,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport.testing import CheckedCalls
+from muxport.testing import CheckedCalls, capability_row
 
 
 async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_server):
@@ -30,7 +30,7 @@ async def test_info_tools_over_stdio_match_tmux(stdio_client, shell_pane, tmux_s
             for position in ("top-left", "top-right", "bottom-left", "bottom-right")
         }
         upper = await call("find_pane_by_position", {"window_id": window, "position": "TOP-RIGHT"})
-        row = tools["get_server_info"].meta["muxport/capability"]
+        row = capability_row(tools["get_server_info"])
 
     assert server["running"] is True and server["version"] == tmux_server.version
     assert server["socket_path"] == tmux_server.socket_path

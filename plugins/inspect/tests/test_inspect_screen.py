@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 
-from muxport.testing import CheckedCalls, tool_schema_errors
+from muxport.testing import CheckedCalls, capability_row, tool_schema_errors
 
 _serial = itertools.count(1)
 
@@ -49,7 +49,7 @@ async def test_screen_tools_over_stdio(stdio_client, tmux_server):
         capped = await call(
             "search_panes", {"pattern": "needle", "max_matches": 2, "max_matches_per_pane": 1}
         )
-        rows = {name: tools[name].meta["muxport/capability"] for name in tools}
+        rows = {name: capability_row(tools[name]) for name in tools}
 
     assert "pane_id" not in screen  # the model sent it: not repeated
     assert "alpha" in screen["content"] and "needle one" in screen["content"]
@@ -58,7 +58,8 @@ async def test_screen_tools_over_stdio(stdio_client, tmux_server):
     assert screen["content"] == ["alpha", "needle one", "W" * 60 + "needle-tail", "partial"]
     assert screen["line_count"] == len(screen["content"]) and screen["truncated"] is False
     assert screen["cursor"] == {"x": 7, "y": 4}
-    assert screen["max_lines"] == 200
+    assert screen["max_lines"] == 200  # left out at its default, put back by CheckedCalls
+    assert tools["capture_pane"].output_schema["properties"]["max_lines"]["default"] == 200
 
     assert snap["pane"]["id"] == pane_id and snap["pane"]["width"] == 40
     assert snap["content"] == screen["content"][-3:]

@@ -17,6 +17,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 MAX_ANSWER_BYTES = 80_000
 ENVELOPE = 2_000  # bytes kept for an answer's other fields and its note
 NOTE_ROOM = 400  # bytes kept for the note ``fit`` adds
@@ -99,3 +101,38 @@ def fit(data: dict[str, Any], limit: int) -> dict[str, Any] | None:
             f"{said} left out to keep the answer within {limit:,} bytes (the answer budget, "
             "MUXPORT_MAX_ANSWER_BYTES): ask for less, for one pane, window or session"))))
     return data
+
+
+def answer_dict(model: BaseModel) -> dict[str, Any]:
+    """An answer as the server sends it: JSON-ready, every field at its declared default left
+    out, at every level (the output schema's ``default`` says what an absent field is; a
+    field whose default is null is absent when not known). A default made by a factory (an
+    empty list) is not a declared value: such a field stays."""
+    data: dict[str, Any] = model.model_dump(mode="json")
+    _lean(model, data)
+    return data
+
+
+def _lean(value: Any, dumped: Any) -> None:
+    if isinstance(value, BaseModel) and isinstance(dumped, dict):
+        for key, info in type(value).model_fields.items():
+            current = getattr(value, key)
+            if (not info.is_required() and info.default_factory is None
+                    and _same(current, info.default)):
+                dumped.pop(key, None)
+            elif key in dumped:
+                _lean(current, dumped[key])
+    elif isinstance(value, list | tuple) and isinstance(dumped, list):
+        for item, out in zip(value, dumped, strict=False):
+            _lean(item, out)
+    elif isinstance(value, dict) and isinstance(dumped, dict):
+        for key, item in value.items():
+            if key in dumped:
+                _lean(item, dumped[key])
+
+
+def _same(value: Any, default: Any) -> bool:
+    """``value`` is the default (a bool only as a bool: False is not 0)."""
+    if isinstance(value, bool) or isinstance(default, bool):
+        return type(value) is type(default) and value == default
+    return bool(value == default)

@@ -13,7 +13,8 @@ from muxport._internal.declare import ToolSpec, input_schema, output_schema
 META_KEY = "muxport/capability"
 # What the tool definition itself says (name, title, description, schemas, annotations):
 # the row in ``_meta`` leaves it out; the report keeps the whole row (docs/client-fit.md).
-IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema")
+IN_DEFINITION = ("name", "title", "description", "annotations", "input_schema", "output_schema",
+                 "nested_authority")  # the nested reads: the input schema's tool enum
 # The annotations say what the kind means to a client; the report keeps the kind itself
 # (tools/list stays small: docs/client-fit.md).
 IN_REPORT = ("kind",)
@@ -21,8 +22,8 @@ IN_REPORT = ("kind",)
 # configured-process tools say "no command is accepted" themselves; openWorldHint says
 # that they start a process.
 OPENERS = {
-    "pane-command": "Runs a shell command in a pane with your user's permissions.",
-    "pane-input": "Sends input to a pane's program; a shell runs it with your user's permissions.",
+    "pane-command": "It runs with your user's permissions.",
+    "pane-input": "A shell runs the input with your user's permissions.",
 }
 UNTRUSTED = "Pane output may be sensitive or untrusted."
 
@@ -71,6 +72,18 @@ def hints(spec: ToolSpec) -> dict[str, bool]:
     }
 
 
+# MCP's own defaults of the hints (ToolAnnotations): tools/list leaves out a hint that has
+# its default, as the specification reads an absent one.
+MCP_HINT_DEFAULTS = {
+    "readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True,
+}
+
+
+def wire_hints(hints: Mapping[str, bool]) -> dict[str, bool]:
+    """The hints ``tools/list`` carries: those that differ from MCP's defaults."""
+    return {key: value for key, value in hints.items() if MCP_HINT_DEFAULTS.get(key) != value}
+
+
 def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
     """The whole capability row of one tool, with its effective input schema."""
     return {
@@ -93,16 +106,23 @@ def row(spec: ToolSpec, args: type[BaseModel], toolset: str) -> dict[str, Any]:
     }
 
 
-# Left out of ``_meta`` when false or empty (most tools): the report has them all.
-WHEN_SET = ("amplifies_future_input", "input_literalization", "nested_authority")
+# Facts ``_meta`` leaves out at these values (the most common; docs/client-fit.md): an absent
+# fact has its default. The report has every fact of every row.
+META_DEFAULTS: dict[str, Any] = {
+    "process_reach": "none", "tmux_effects": ["observe"], "output_classes": ["tmux-metadata"],
+    "may_expose_secrets": False, "may_return_untrusted_content": False,
+    "amplifies_future_input": False, "input_literalization": {},
+}
 
 
 def meta_row(full: Mapping[str, Any]) -> dict[str, Any]:
-    """The row as ``_meta`` carries it: only what the tool definition does not say."""
+    """The row as ``_meta`` carries it: only what the tool definition does not say, and no
+    fact at its default."""
     return {
         key: value
         for key, value in full.items()
-        if key not in IN_DEFINITION + IN_REPORT and (value or key not in WHEN_SET)
+        if key not in IN_DEFINITION + IN_REPORT
+        and (key not in META_DEFAULTS or value != META_DEFAULTS[key])
     }
 
 

@@ -80,7 +80,7 @@ SessionName = Annotated[
     Field(
         min_length=1,
         max_length=256,
-        description="session name, stored exactly (# is not expanded); no : . \\ or control chars",
+        description="kept exactly ('#' too); no : . \\ or control chars",
     ),
     AfterValidator(_session_name),
 ]
@@ -89,17 +89,17 @@ WindowName = Annotated[
     Field(
         min_length=1,
         max_length=256,
-        description="window name, stored exactly (# is not expanded); no '\\' or control chars",
+        description="kept exactly ('#' too); no \\ or control chars",
     ),
     AfterValidator(_window_name),
 ]
 PaneTitle = Annotated[
     str,
-    Field(max_length=1024, description="title, stored exactly (# is not expanded); printable"),
+    Field(max_length=1024, description="kept exactly ('#' too); printable"),
     AfterValidator(_title),
 ]
 StartDirectory = Annotated[
     str,
-    Field(min_length=1, max_length=4096, description="absolute path of an existing directory"),
+    Field(min_length=1, max_length=4096, description="absolute, existing"),
     AfterValidator(_absolute),
 ]

@@ -114,9 +114,9 @@ def head(stdout: str) -> tuple[Fields, str]:
 class Session(BaseModel):
     id: str
     name: str
-    attached: int = Field(description="number of clients attached")
+    attached: int = Field(description="clients attached")
     windows: int
-    created: int = Field(description="creation time, seconds since the epoch")
+    created: int = Field(description="creation, epoch seconds")
 
 
 class Window(BaseModel):
@@ -128,7 +128,7 @@ class Window(BaseModel):
     panes: int
     width: int
     height: int
-    zoomed: bool
+    zoomed: bool = False
 
 
 class Pane(BaseModel):
@@ -143,9 +143,11 @@ class Pane(BaseModel):
     width: int
     height: int
     pid: int
-    dead: bool
-    in_mode: bool = Field(description="in copy or another mode")
-    caller: bool | None = Field(description="muxport's own pane; null outside tmux")
+    dead: bool = False
+    in_mode: bool = Field(default=False, description="in copy mode or another")
+    caller: bool | None = Field(
+        default=None, description="muxport's own pane"
+    )
 
 
 SESSION_FIELDS = {

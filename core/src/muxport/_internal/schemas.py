@@ -49,17 +49,25 @@ def _walk(node: Any, defs: dict[str, Any], nullable: bool, seen: tuple[str, ...]
             out[key] = _walk(value, defs, nullable, seen)
     if isinstance(out.get("allOf"), list) and len(out["allOf"]) == 1:
         out = {**out.pop("allOf")[0], **out}
+    # An answer's field whose default is null is left out when null: it never holds null.
+    absent_when_null = nullable and "default" in out and out["default"] is None
     for key in ("anyOf", "oneOf"):
         if key in out:
-            out = _merge_union(out, out.pop(key), nullable)
-    if nullable:
-        out.pop("default", None)  # an answer has values, not defaults
-    elif out.get("default", 0) is None:
-        del out["default"]  # "not sent" says it; null is no value of the argument's type
+            out = _merge_union(out, out.pop(key), nullable, not absent_when_null)
+    if not nullable and out.get("additionalProperties") is False:
+        # The server accepts the fields clients add (arguments.CLIENT_FIELDS) and refuses any
+        # other unknown argument itself, naming the one meant: the schema does not forbid them.
+        del out["additionalProperties"]
+    if out.get("default", 0) is None:
+        # arguments: "not sent" says it, null is no value of the argument's type; answers: a
+        # field left out when null is not known (docs/client-fit.md)
+        del out["default"]
     return out
 
 
-def _merge_union(base: dict[str, Any], branches: list[Any], nullable: bool) -> dict[str, Any]:
+def _merge_union(
+    base: dict[str, Any], branches: list[Any], nullable: bool, keep_null: bool = True
+) -> dict[str, Any]:
     """``[T, null]`` becomes T (arguments) or T with null allowed (answers); a union of
     plain types becomes a ``type`` list; anything else is refused."""
     has_null = any(b == {"type": "null"} for b in branches)
@@ -74,7 +82,7 @@ def _merge_union(base: dict[str, Any], branches: list[Any], nullable: bool) -> d
         merged = {**rest[0], **base}
     else:
         raise SchemaShapeError(f"a union of {len(rest)} shaped branches has no plain form")
-    if has_null and nullable:
+    if has_null and nullable and keep_null:
         merged = _allow_null(merged)
     return merged
 

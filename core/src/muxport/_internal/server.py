@@ -20,10 +20,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
-from muxport._internal.answers import AnswerBudget, answer_bytes, answering, fit
+from muxport._internal.answers import AnswerBudget, answer_bytes, answer_dict, answering, fit
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
-from muxport._internal.capabilities import META_KEY, meta_row
+from muxport._internal.capabilities import META_KEY, meta_row, wire_hints
 from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
 from muxport._internal.faults import tool_error_of
@@ -33,7 +33,7 @@ from muxport._internal.settings import Limits
 from muxport._internal.shutdown import CUT_NOTE, EOF_CLOSE, SIGNAL_CLOSE, cut_short
 from muxport._internal.stdio import StdioLoop
 from muxport._internal.surface import Surface
-from muxport._internal.targets import Result, answer_dict
+from muxport._internal.targets import Result
 
 log = logging.getLogger("muxport")
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
@@ -48,7 +48,7 @@ def tool_definition(row: dict[str, Any]) -> types.Tool:
         description=row["description"],
         input_schema=row["input_schema"],
         output_schema=row["output_schema"],
-        annotations=types.ToolAnnotations.model_validate(row["annotations"]),  # camelCase keys
+        annotations=types.ToolAnnotations.model_validate(wire_hints(row["annotations"])),
         meta={META_KEY: meta_row(row)},
     )
 

@@ -52,7 +52,7 @@ SessionId = Annotated[str, Field(pattern=r"^\$[0-9]{1,9}$"), BeforeValidator(_ex
 # schema accepts, the server accepts, and nothing is clamped in silence.
 MaxLines = Annotated[
     int | None,
-    Field(default=None, ge=1, le=MAX_LINES, description="newest lines kept, default 200"),
+    Field(default=None, ge=1, le=MAX_LINES, description="newest kept, default 200"),
 ]
 Timeout = Annotated[
     Annotated[float, Field(ge=0), Ceiling()] | None,

@@ -12,6 +12,7 @@ from muxport.testing import reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
+    capability_row,
     in_process_client,
     launcher,
     stdio_client,
@@ -29,6 +30,7 @@ __all__ = [
     "MCPError",
     "ShellPane",
     "TmuxServer",
+    "capability_row",
     "eventually",
     "eventually_blocking",
     "in_process_client",

@@ -6,6 +6,7 @@ client, and toolset tests use it through these helpers only.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import tempfile
@@ -22,10 +23,14 @@ from mcp.client.stdio import stdio_client as _stdio_transport
 from mcp.shared.exceptions import MCPError
 
 from muxport._internal.app import App, start
+from muxport._internal.capabilities import META_DEFAULTS, META_KEY
 from muxport._internal.connection import settings_from
 from muxport._internal.selection import parse_request
 
-__all__ = ["CheckedCalls", "MCPError", "in_process_client", "stdio_client", "tool_schema_errors"]
+__all__ = [
+    "CheckedCalls", "MCPError", "capability_row", "in_process_client", "stdio_client",
+    "tool_schema_errors", "with_defaults",
+]
 
 
 def launcher() -> str:
@@ -106,9 +111,32 @@ def tool_schema_errors(output_schema: dict[str, Any] | None, structured: Any) ->
     return [error.message for error in validator.iter_errors(structured)]
 
 
+def with_defaults(schema: Any, value: Any) -> Any:
+    """``value`` with every field the schema gives a ``default`` for, and that the answer
+    left out at that default, put back (at every level)."""
+    if isinstance(value, dict) and isinstance(schema, dict):
+        properties = schema.get("properties", {})
+        full = {key: with_defaults(properties.get(key), item) for key, item in value.items()}
+        for key, sub in properties.items():
+            if key not in full and isinstance(sub, dict) and "default" in sub:
+                full[key] = sub["default"]
+        return full
+    if isinstance(value, list) and isinstance(schema, dict):
+        return [with_defaults(schema.get("items"), item) for item in value]
+    return value
+
+
+def capability_row(tool: Any) -> dict[str, Any]:
+    """A listed tool's ``_meta["muxport/capability"]`` row (a ``Tool`` or its JSON) with the
+    facts it leaves out at their default put back (docs/client-fit.md)."""
+    meta = tool.get("_meta") if isinstance(tool, dict) else tool.meta
+    return {**copy.deepcopy(META_DEFAULTS), **(meta or {}).get(META_KEY, {})}
+
+
 class CheckedCalls:
     """Call tools through ``client`` and check every answer: no tool error, and the
-    ``structuredContent`` valid against the tool's own ``outputSchema``.
+    ``structuredContent`` valid against the tool's own ``outputSchema``. The answer is
+    returned with the fields it left out at their default filled in (``with_defaults``).
 
     ``tools`` holds the listed tools by name once the first call has listed them.
     """
@@ -126,6 +154,7 @@ class CheckedCalls:
             self.tools = {t.name: t for t in (await self.client.list_tools()).tools}
         result = await self.client.call_tool(name, {**(arguments or {}), **more})
         assert not result.is_error, (name, result.content)
-        errors = tool_schema_errors(self.tools[name].output_schema, result.structured_content)
+        schema = self.tools[name].output_schema
+        errors = tool_schema_errors(schema, result.structured_content)
         assert errors == [], errors
-        return result.structured_content
+        return with_defaults(schema, result.structured_content)

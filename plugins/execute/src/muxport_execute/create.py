@@ -57,9 +57,9 @@ WINDOW_LITERAL = dict.fromkeys(("window_name", "start_directory"), LITERAL)
 
 @tool(SPAWN, title="Create session", input_literalization=SESSION_LITERAL)
 async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCreated:
-    """Create a detached session whose first pane runs the configured shell; names kept literally.
+    """Create a detached session running the configured shell; names are kept literally.
 
-    No command or environment is accepted. Starts the tmux server if none is running.
+    No command is accepted. Starts the tmux server if none runs.
     """
     directory = await checked_directory(args.start_directory)
     fields = {**SESSION_FIELDS, **IDS}
@@ -84,10 +84,10 @@ class CreateWindowArgs(Args):
     session_id: SessionId
     window_name: WindowName | None = None
     start_directory: StartDirectory | None = None
-    attach: bool = Field(default=False, description="make it the session's current window")
+    attach: bool = Field(default=False, description="make it current")
     direction: Literal["before", "after"] | None = Field(
         default=None,
-        description="before or after the session's current window (default: next free index)",
+        description="default: next free index",
     )
 
 
@@ -97,9 +97,9 @@ class WindowCreated(Window, Result):
 
 @tool(SPAWN, title="Create window", input_literalization=WINDOW_LITERAL)
 async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreated:
-    """Create a window in a session running the configured shell; not made current unless attach.
+    """Create a window running the configured shell; not made current unless attach.
 
-    No command or environment is accepted; the name is kept literally.
+    No command is accepted; the name is kept literally.
     """
     directory = await checked_directory(args.start_directory)
     fields = {**WINDOW_FIELDS, "pane_id": "pane_id"}

@@ -16,7 +16,7 @@ MAX_KEY_BYTES = 12_000
 
 Key = Annotated[str, Field(min_length=1, max_length=4096)]
 KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 4096}
-KEYS_DOC = "tmux key names (Enter, C-c, Up, F5, -X) or strings; one bare string is accepted"
+KEYS_DOC = "key names (Enter, C-c, Up) or strings"
 # Validation turns one bare string into a list; the published schema says both are fine.
 KeyList = Annotated[
     list[Key],
@@ -33,8 +33,8 @@ KeyList = Annotated[
 class KeysArgs(Args):
     pane_id: PaneId
     keys: KeyList = Field(min_length=1, max_length=128, description=KEYS_DOC)
-    literal: bool = Field(default=False, description="type every item as text (send-keys -l)")
-    enter: bool = Field(default=False, description="press Enter after the keys")
+    literal: bool = Field(default=False, description="type every item as text")
+    enter: bool = Field(default=False, description="press Enter after")
 
     @field_validator("keys", mode="before")
     @classmethod
@@ -53,9 +53,9 @@ class KeysArgs(Args):
 
 class KeysSent(Result):
     pane_id: str
-    sent: int = Field(description="items handed to tmux, the Enter of `enter` included")
+    sent: int = Field(description="items sent, enter's Enter included")
     resolved_pane_ids: list[str] = Field(
-        description="every pane that receives the keys (synchronize-panes)"
+        description="every pane the keys reach"
     )
 
 
@@ -88,8 +88,8 @@ async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
 async def send_keys(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
 
-    Refused, with nothing typed, when any receiving pane is the caller, dead, input-disabled,
-    in copy mode or attended; with synchronize-panes on, every receiving pane is listed.
+    Refused, nothing typed, when a receiving pane is the caller, dead, input-disabled, in
+    copy mode or attended.
     """
     return await send(runs, ctx, args)
 
@@ -97,7 +97,7 @@ async def send_keys(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSen
 class BatchArgs(Args):
     operations: list[KeysArgs] = Field(min_length=1, max_length=64)
     on_error: Literal["stop", "continue"] = Field(
-        default="stop", description="after a failed row: stop, or continue with the next row"
+        default="stop", description="after a failed row"
     )
 
 
@@ -119,7 +119,7 @@ class BatchResult(Result):
 
 @tool(INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes")
 async def send_keys_batch(runs: RunTable, ctx: ToolContext, args: BatchArgs) -> BatchResult:
-    """Send several send_keys rows in order, each freshly input-checked; stop or go on at errors."""
+    """Send several send_keys rows in order, each checked as send_keys is."""
     if not ctx.is_selected("send_keys"):
         raise Refused(
             "send_keys_batch sends each row as send_keys, which this server's tool selection "

@@ -16,9 +16,9 @@ SPLIT = {"below": ("-v",), "above": ("-v", "-b"), "right": ("-h",), "left": ("-h
 class SplitArgs(Args):
     pane_id: PaneId
     direction: Literal["below", "above", "left", "right"] = Field(
-        default="below", description="where the new pane goes relative to pane_id"
+        default="below", description="where the new pane goes"
     )
-    percent: int = Field(default=50, ge=1, le=99, description="share of the space for the new pane")
+    percent: int = Field(default=50, ge=1, le=99, description="its share of the space")
     start_directory: StartDirectory | None = None
 
 
@@ -28,10 +28,9 @@ class PaneCreated(Pane, Result):
 
 @tool(SPAWN, title="Split window", input_literalization={"start_directory": "double-hash-once"})
 async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
-    """Split a pane to make a new pane running tmux's configured shell; focus stays where it was.
+    """Split a pane into a new one running the configured shell; focus stays where it was.
 
-    No command or environment is accepted. The new pane is not made active, so it is not
-    where an attached person's keystrokes land.
+    No command is accepted.
     """
     directory = await checked_directory(args.start_directory)
     command = ["split-window", "-d", "-P", "-F", fmt(PANE_FIELDS),
@@ -62,8 +61,7 @@ RESPAWN = SPAWN.replace(
 async def respawn_pane(ctx: ToolContext, args: RespawnArgs) -> Respawned:
     """Restart a pane's process (killing the running one), e.g. to revive a dead pane.
 
-    The pane starts the command it was created with (tmux's configured shell for panes
-    muxport made); no command is accepted. The pane muxport runs in is refused.
+    It starts the command the pane was made with; muxport's own pane is refused.
     """
     if not ctx.caller.proven or ctx.caller.marks(args.pane_id):
         raise Refused(

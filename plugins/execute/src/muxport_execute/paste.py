@@ -20,8 +20,8 @@ CHUNK_BYTES = 12_000
 class PasteArgs(Args):
     pane_id: PaneId
     text: str = Field(min_length=1, max_length=MAX_TEXT_BYTES,
-                      description="pasted exactly; each newline arrives as Enter (at most 1 MiB)")
-    enter: bool = Field(default=False, description="press Enter after the text (one more newline)")
+                      description="a newline is Enter; at most 1 MiB")
+    enter: bool = Field(default=False, description="press Enter after")
 
     @field_validator("text")
     @classmethod
@@ -33,7 +33,7 @@ class PasteArgs(Args):
 
 class Pasted(Result):
     pane_id: str
-    characters: int = Field(description="characters of text pasted (the enter newline not counted)")
+    characters: int = Field(description="characters pasted (without enter's)")
     lines: int
 
 
@@ -52,10 +52,9 @@ def chunks(text: str, limit: int = CHUNK_BYTES) -> Iterator[str]:
 
 @tool(INPUT, title="Paste text")
 async def paste_text(runs: RunTable, ctx: ToolContext, args: PasteArgs) -> Pasted:
-    """Paste text into one pane through a private tmux buffer, deleted afterwards; the target only.
+    """Paste text into one pane only, through a private tmux buffer deleted afterwards.
 
-    synchronize-panes does not fan a paste out. Refused, with nothing pasted, when the pane is
-    the caller, dead, input-disabled, in copy mode or attended.
+    Refused as send_keys is; nothing pasted.
     """
     await check_input(ctx, args.pane_id, paste=True)
     name = f"muxport-paste-{uuid.uuid4().hex}"

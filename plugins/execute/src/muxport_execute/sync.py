@@ -8,24 +8,23 @@ from pydantic import Field
 
 class SyncArgs(Args):
     window_id: WindowId
-    enabled: bool = Field(description="true: keys sent to one pane go to every synchronized pane")
+    enabled: bool = Field(description="true: keys to one pane reach all synchronized")
 
 
 class SyncSet(Result):
     window_id: str
     enabled: bool
     synchronized_pane_ids: list[str] = Field(
-        description="panes whose effective synchronize-panes is on now (pane-level values win)"
+        description="panes whose synchronize-panes is on now"
     )
 
 
 @tool(CHANGE.replace(tmux_effects=["change"], amplifies_future_input=True, idempotent=True),
       title="Set synchronize-panes")
 async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
-    """Turn a window's synchronize-panes on or off, so later keys reach all its panes or one.
+    """Turn a window's synchronize-panes on or off: later keys reach all its panes, or one.
 
-    It sets the window value; a pane's own value overrides it (the answer lists the panes
-    that are synchronized now). Input tools then check and report every receiving pane.
+    The answer lists the synchronized panes (a pane's own value wins).
     """
     value = "on" if args.enabled else "off"
     out = await ctx.tmux.run(

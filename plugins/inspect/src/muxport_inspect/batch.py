@@ -60,7 +60,7 @@ MAX_OPERATIONS = 16
 ANSWER_CAP = 1_000_000
 ENVELOPE = 1_024  # room kept for the answer's own keys
 ROW_ROOM = 512  # room an earlier read's lines leave for each read still to come
-ARGUMENTS = "that tool's arguments, checked against its own inputSchema before anything runs"
+ARGUMENTS = "that tool's arguments"
 
 
 class Operation(Args):
@@ -103,19 +103,19 @@ def batch_args(permitted: Mapping[str, ToolSpec]) -> type[BaseModel]:
     operation: type[BaseModel] = create_model(
         "Operation",
         __base__=Operation,
-        tool=(name_type, Field(description="the read to run")),
+        tool=(name_type, Field()),
     )
     rows: Any = list.__class_getitem__(operation)
     fields: dict[str, Any] = {
         "operations": (
             rows,
-            Field(min_length=1, max_length=MAX_OPERATIONS, description="1..16 reads, run in order"),
+            Field(min_length=1, max_length=MAX_OPERATIONS, description="run in order"),
         ),
         "on_error": (
             Literal["stop", "continue"],
             Field(
                 default="stop",
-                description="stop (default): end at the first failure; continue: run the rest",
+                description="at a failure",
             ),
         ),
     }
@@ -139,21 +139,25 @@ def checked(ctx: ToolContext, operations: list[Operation]) -> list[BaseModel]:
 class Row(BaseModel):
     index: int
     success: bool
-    error: str | None = Field(description="the tool error's text, naming the recovery")
+    error: str | None = Field(default=None, description="the tool error's text")
     error_code: str | None = Field(default=None, description="the tool error's code")
     result: dict[str, Any] | None = Field(
-        description="the tool's answer; null on failure or when cut"
+        default=None, description="the tool's answer; absent on failure or when cut"
     )
-    result_truncated: bool = Field(description="the answer did not fit the batch's answer budget")
+    result_truncated: bool = Field(
+        default=False, description="the answer did not fit the batch's answer budget"
+    )
 
 
 class BatchResult(Result):
     results: list[Row]
     succeeded: int
     failed: int
-    stopped_at: int | None = Field(description="index of the failure that stopped the batch")
-    truncated: bool
-    truncated_bytes: int = Field(description="bytes of answers left out to fit the budget")
+    stopped_at: int | None = Field(
+        default=None, description="index of the failure that stopped the batch"
+    )
+    truncated: bool = False
+    truncated_bytes: int = Field(default=0, description="bytes of answers left out to fit")
 
 
 def size(value: Any) -> int:
@@ -169,9 +173,9 @@ def size(value: Any) -> int:
     args_factory=batch_args,
 )
 async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
-    """Run up to 16 inspect reads in one call, each checked before any runs.
+    """Run up to 16 reads in one call, in order, each checked before any runs.
 
-    Operations run in order and share one answer budget: the newest lines of each read fit.
+    They share one answer budget.
     """
     models = checked(ctx, args.operations)
     rows: list[Row] = []

@@ -30,7 +30,7 @@ class VariablesArgs(Args):
     names: list[VariableName] = Field(
         min_length=1,
         max_length=32,
-        description="1..32 format variable names such as pane_current_command, session_name",
+        description="e.g. pane_current_command, session_name",
     )
     pane_id: PaneId | None = Field(default=None, description="the pane whose context is used")
 
@@ -42,7 +42,7 @@ class Variables(Result):
 @tool(CONFIGURED, title="Get tmux variables",
       input_literalization={"names": "validated-variable-name"})
 async def get_tmux_variables(ctx: ToolContext, args: VariablesArgs) -> Variables:
-    """Read named tmux format variables (e.g. pane_current_command); no free-form formats."""
+    """Read named tmux format variables (no free-form formats)."""
     target = ["-t", args.pane_id] if args.pane_id else []
     out = await ctx.tmux.run(("display-message", "-p", *target, fmt(("pane_id", *args.names))))
     found, *parts = (records(out.stdout) or [[""]])[0]
@@ -77,7 +77,7 @@ def _scope(value: object) -> object:
 
 
 ScopeArg = Annotated[
-    Scope, BeforeValidator(_scope), Field(description="server (or global), session, window or pane")
+    Scope, BeforeValidator(_scope), Field(description="global means server")
 ]
 OPTION_NAME = r"^@?[A-Za-z0-9][A-Za-z0-9_@-]*(\[[0-9]{1,5}\])?$"
 
@@ -87,15 +87,15 @@ class OptionArgs(Args):
         min_length=1,
         max_length=128,
         pattern=OPTION_NAME,
-        description="exact option name, e.g. history-limit or @my-option",
+        description="e.g. history-limit or @my-option",
     )
     scope: ScopeArg
     target: str | None = Field(
         default=None,
         max_length=16,
-        description="$session, @window or %pane id; required unless scope is server",
+        description="$, @ or % id; unless scope is server",
     )
-    effective: bool = Field(default=True, description="include values inherited from wider scopes")
+    effective: bool = Field(default=True, description="with values inherited")
 
 
 class OptionValue(Result):
@@ -129,7 +129,7 @@ def not_set(args: OptionArgs, target: str | None, note: str | None) -> OptionVal
 
 @tool(CONFIGURED, title="Show option")
 async def show_option(ctx: ToolContext, args: OptionArgs) -> OptionValue:
-    """Read one tmux option at server, session, window or pane scope: value, set, inherited."""
+    """Read one tmux option at server, session, window or pane scope."""
     target = scoped_target(args.scope, args.target, "show_option")
     flags = [SCOPE_FLAG[args.scope]] if SCOPE_FLAG[args.scope] else []
     where = ["-t", target] if target else []

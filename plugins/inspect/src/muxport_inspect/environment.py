@@ -16,7 +16,7 @@ from muxport_inspect.listings import session_by_name
 class EnvironmentArgs(Args):
     session_id: SessionId | None = None
     session_name: str | None = Field(
-        default=None, max_length=256, description="exact session name (instead of session_id)"
+        default=None, max_length=256, description="instead of session_id"
     )
 
     @model_validator(mode="after")

@@ -16,13 +16,13 @@ class HooksArgs(Args):
     target: str | None = Field(
         default=None,
         max_length=16,
-        description="$session, @window or %pane id (scope is inferred from it)",
+        description="$, @ or % id (gives the scope)",
     )
     name: str | None = Field(
         default=None,
         max_length=64,
         pattern=r"^[a-z][a-z0-9-]*$",
-        description="one hook, e.g. after-new-window; omit for all set hooks",
+        description="one hook, e.g. after-new-window",
     )
 
 
@@ -38,7 +38,7 @@ HOOK_LINE = re.compile(r"^([a-z0-9-]+)\[([0-9]+)\] (.*)$")
 
 @tool(READ.replace(output_classes=["configured-command"]), title="Show hooks")
 async def show_hooks(ctx: ToolContext, args: HooksArgs) -> Hooks:
-    """List the commands tmux hooks run (global, or a session's, window's or pane's), by name."""
+    """List the commands tmux hooks run (global, or a session's, window's or pane's)."""
     scope = args.scope or (scope_of_target(args.target) if args.target else None) or "server"
     target = scoped_target(scope, args.target, "show_hooks")
     name = [args.name] if args.name else []

@@ -59,7 +59,7 @@ CLIENT_FIELDS = {
 
 @tool(METADATA, title="Get server info")
 async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
-    """Describe the served tmux server: version, pid, socket, counts, clients, caller relation."""
+    """Describe the tmux server: version, pid, socket, counts, clients, caller relation."""
     relation = ctx.caller.relation
     inside = None if relation == "unknown" else relation == "inside"
     try:
@@ -120,7 +120,7 @@ class SessionDetail(Result):
 
 @tool(METADATA, title="Get session info")
 async def get_session_info(ctx: ToolContext, args: SessionArgs) -> SessionDetail:
-    """Describe one session by id: name, clients, start path, active window and its windows."""
+    """Describe one session: name, clients, start path, active window, windows."""
     head = {**SESSION_FIELDS, "active_window_id": "window_id", "path": "session_path"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.session_id, fmt(head)),
@@ -150,7 +150,7 @@ class WindowDetail(Result):
 
 @tool(METADATA, title="Get window info")
 async def get_window_info(ctx: ToolContext, args: WindowArgs) -> WindowDetail:
-    """Describe one window by id: size, zoom, panes, and a layout select_layout accepts back."""
+    """Describe one window: size, zoom, panes, and a layout select_layout takes back."""
     head = {**WINDOW_FIELDS, "layout": "window_layout"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.window_id, fmt(head)),
@@ -192,7 +192,7 @@ def parse_pane_as(
 
 @tool(METADATA, title="Get pane info")
 async def get_pane_info(ctx: ToolContext, args: PaneArgs) -> PaneDetail:
-    """Describe one pane by id: command, path, size, process, history, exit status."""
+    """Describe one pane: command, path, size, process, history, exit status."""
     out = await ctx.tmux.run(("display-message", "-p", "-t", args.pane_id, fmt(PANE_DETAIL)))
     rows = records(out.stdout)
     if not rows or not rows[0][0].startswith("%"):  # tmux 3.3a: empty fields for a missing pane
@@ -208,12 +208,12 @@ class PositionArgs(Args):
     position: Annotated[
         Position,
         BeforeValidator(lambda v: v.strip().lower().replace("_", "-") if isinstance(v, str) else v),
-        Field(description="which corner: top-left, top-right, bottom-left or bottom-right"),
+        Field(),
     ]
 
 
 class CornerPane(Pane, Result):
-    """The pane record, with the ``note`` every answer may carry."""
+    pass  # the pane record, with the note every answer may carry
 
 
 class PlacedPane(Pane):
@@ -233,7 +233,7 @@ PLACED_FIELDS = {
 
 @tool(METADATA, title="Find pane by position")
 async def find_pane_by_position(ctx: ToolContext, args: PositionArgs) -> CornerPane:
-    """Find the pane in a corner (top-left, top-right, bottom-left, bottom-right) of a window."""
+    """Find the pane in a corner of a window."""
     out = await ctx.tmux.run(("list-panes", "-t", args.window_id, "-F", fmt(PLACED_FIELDS)))
     placed = [parse_pane_as(PlacedPane, PLACED_FIELDS, r, ctx) for r in records(out.stdout)]
 

@@ -52,7 +52,7 @@ class SessionList(Result):
 class ListWindowsArgs(Args):
     session_id: SessionId | None = None
     session_name: str | None = Field(default=None, max_length=256,
-                                     description="exact session name (instead of session_id)")
+                                     description="instead of session_id")
 
     @model_validator(mode="after")
     def one_selector(self) -> ListWindowsArgs:
@@ -78,7 +78,7 @@ class PaneList(Result):
 
 @tool(METADATA, title="List sessions")
 async def list_sessions(ctx: ToolContext, args: NoArgs) -> SessionList:
-    """List every session of the served tmux server with its id, name, windows and clients."""
+    """List the sessions with their id, name, windows and clients."""
     try:
         sessions = await read_sessions(ctx)
     except ServerGone:
@@ -97,7 +97,7 @@ async def session_by_name(ctx: ToolContext, name: str) -> str:
 
 @tool(METADATA, title="List windows")
 async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
-    """List windows (all, or one session's) with id, index, name, size and pane count."""
+    """List windows (all, or one session's): id, index, name, size, panes."""
     session_id = args.session_id
     if args.session_name is not None:
         session_id = await session_by_name(ctx, args.session_name)
@@ -112,7 +112,7 @@ async def list_windows(ctx: ToolContext, args: ListWindowsArgs) -> WindowList:
 
 @tool(METADATA, title="List panes")
 async def list_panes(ctx: ToolContext, args: ListPanesArgs) -> PaneList:
-    """List panes (all, one session's or one window's) with command, path, size and caller mark."""
+    """List panes (all, one session's or one window's): command, path, size, caller mark."""
     # Both given: the window's panes as seen from that session (a window may be linked
     # into several), so a window outside the session yields none instead of being ignored.
     window_id = None if args.session_id else args.window_id

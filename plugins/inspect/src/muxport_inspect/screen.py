@@ -11,7 +11,7 @@ from typing import Any
 
 from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
 from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
-from muxport.policy import MAX_CHARS, Bounded, clamp_lines, keep_newest
+from muxport.policy import DEFAULT_LINES, MAX_CHARS, Bounded, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
@@ -27,11 +27,10 @@ class Cursor(BaseModel):
 class CaptureArgs(Args):
     pane_id: PaneId
     history: bool = Field(
-        default=False, description="include the scrollback history"
+        default=False, description="with the scrollback"
     )
     max_lines: MaxLines = None
-    skip: int = Field(default=0, ge=0, description="newest lines to leave out first (the "
-                      "rest of a truncated answer)")
+    skip: int = Field(default=0, ge=0, description="newest lines to leave out")
 
 
 @dataclass(frozen=True)
@@ -104,15 +103,15 @@ def budget_note(args: CaptureArgs, kept: Bounded) -> str | None:
 class CapturedPane(Result):
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int
-    truncated: bool
-    lines_dropped: int = Field(description="older lines left out by the budgets")
+    truncated: bool = False
+    lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
     cursor: Cursor
-    max_lines: int = Field(description="the line budget actually used")
+    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
 
 
 @tool(SCREEN, title="Capture pane")
 async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
-    """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
+    """Return a pane's screen (or history too) as lines, newest kept, with the cursor."""
     screen = await read_screen(ctx, args.pane_id, args.history)
     fields = bounded(screen, args)
     return CapturedPane(line_count=len(fields["content"]), cursor=screen.cursor, **fields)
@@ -122,14 +121,14 @@ class Snapshot(Result):
     pane: Pane
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     cursor: Cursor
-    truncated: bool
-    lines_dropped: int = Field(description="older lines left out by the budgets")
-    max_lines: int = Field(description="the line budget actually used")
+    truncated: bool = False
+    lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
+    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
 
 
 @tool(SCREEN, title="Snapshot pane")
 async def snapshot_pane(ctx: ToolContext, args: CaptureArgs) -> Snapshot:
-    """Return a pane's metadata and its screen read at the same moment (one tmux invocation)."""
+    """Return a pane's metadata and its screen, read at one moment."""
     screen = await read_screen(ctx, args.pane_id, args.history)
     return Snapshot(pane=screen.pane, cursor=screen.cursor, **bounded(screen, args))
 

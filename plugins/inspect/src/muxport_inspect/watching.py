@@ -17,7 +17,7 @@ from muxport import (
     tool,
     watcher,
 )
-from muxport.policy import clamp_lines, keep_newest
+from muxport.policy import DEFAULT_LINES, clamp_lines, keep_newest
 from pydantic import Field
 
 from muxport_inspect.cursors import Signer, line_hash
@@ -38,25 +38,23 @@ class CaptureSinceArgs(Args):
 
 
 class CaptureSince(Result):
-    content: list[str] = Field(description="finished lines added since the cursor, oldest first")
-    new_lines: int = Field(description="finished lines added since the cursor (before the budget)")
+    content: list[str] = Field(description="finished lines since the cursor, oldest first")
+    new_lines: int = Field(description="finished lines since the cursor (before the budget)")
     cursor: str = Field(description="pass it to the next capture_since or wait_for_text")
     continuous: bool = Field(
-        description="false: the pane was cleared or its history outran the "
-        "cursor, so content does not follow on from the last look"
+        default=True,
+        description="false: cleared or outrun since the last look",
     )
-    truncated: bool
-    lines_dropped: int
-    max_lines: int = Field(description="the line budget actually used")
+    truncated: bool = False
+    lines_dropped: int = 0
+    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
 
 
 @tool(META, title="Capture new pane lines since a cursor")
 async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
-    """Return only the finished lines a pane printed since your last look, plus the next cursor.
+    """Return the finished lines a pane printed since the cursor, and the next cursor.
 
-    No cursor: a baseline (no lines, just the cursor). The line still being printed
-    comes in a later look. `continuous: false`: the pane was cleared or its history
-    overflowed, so content is the newest lines, not a continuation.
+    No cursor: a baseline (just the cursor).
     """
     budget = clamp_lines(args.max_lines)
     token = (sign, args.cursor) if args.cursor is not None else None
@@ -97,11 +95,9 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
 
 @tool(META, title="Wait for text in a pane")
 async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
-    """Wait until text appears in a pane's NEW output (or a stop pattern, or the pane ends).
+    """Wait for text in a pane's NEW output (or a stop pattern, or the pane's end).
 
-    For output you did not start (a "ready" line, a prompt). Only text printed after the
-    call (or `cursor`) is `matched`; text already on the screen answers at once with
-    `present_at_entry`. No patterns: any new output. Returns the new output and a cursor.
+    Text already shown: present_at_entry. Returns the new output and a cursor.
     """
     patterns = Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)

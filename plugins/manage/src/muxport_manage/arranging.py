@@ -37,20 +37,20 @@ class SelectLayoutArgs(Args):
     layout: str = Field(
         min_length=1,
         max_length=16_384,
-        description="a preset or its unique abbreviation, or a layout from get_window_info",
+        description="a preset, its prefix, or a layout string",
     )
 
 
 class LayoutAnswer(Result):
     window_id: str
-    layout: str = Field(description="the layout applied: a full preset name or the layout string")
+    layout: str = Field(description="the full preset name or the layout string")
 
 
 class MoveWindowArgs(Args):
     window_id: WindowId
-    session_id: SessionId = Field(description="destination session id, e.g. $1")
+    session_id: SessionId = Field(description="the destination")
     index: int | None = Field(
-        default=None, ge=0, le=100_000, description="destination index; omitted: the next free one"
+        default=None, ge=0, le=100_000, description="default: next free"
     )
 
 
@@ -72,14 +72,14 @@ class SwapAnswer(Result):
 
 @tool(NAMED, title="Select a window")
 async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> WindowAnswer:
-    """Make one window (by id) the current window of its session, what an attached client shows."""
+    """Make one window its session's current window (what an attached client shows)."""
     select = ("select-window", "-t", args.window_id)
     return await apply(ctx.tmux, select, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Select a pane")
 async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
-    """Make one pane (by id) the active pane of its window (select_window shows the window)."""
+    """Make one pane the active pane of its window."""
     select = ("select-pane", "-t", args.pane_id)
     caller = ctx.caller.marks(args.pane_id)
     return await apply(ctx.tmux, select, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
@@ -87,10 +87,9 @@ async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
 
 @tool(STRUCTURAL.replace(idempotent=True), title="Select a layout")
 async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswer:
-    """Arrange a window's panes by a preset layout or restore a layout string from get_window_info.
+    """Arrange a window's panes by a preset layout or a layout string from get_window_info.
 
-    Presets: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or a
-    unique abbreviation (even-h, t). A layout string is checked before tmux sees it.
+    Presets: even-horizontal, even-vertical, main-horizontal, main-vertical, tiled.
     """
     layout, note = layouts.resolve(args.layout)
     out = await ctx.tmux.run(
@@ -106,10 +105,9 @@ async def select_layout(ctx: ToolContext, args: SelectLayoutArgs) -> LayoutAnswe
 
 @tool(STRUCTURAL, title="Move a window")
 async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> MoveAnswer:
-    """Move one window (by id) into a session (by id), at index or the next free one.
+    """Move one window into a session, at index or the next free one.
 
-    The move does not change which window any client is looking at. Moving the only
-    window out of a session ends that session.
+    Moving a session's only window ends that session.
     """
     # list-panes and has-session fail on a missing target (display-message would not).
     before = await ctx.tmux.run(
@@ -140,7 +138,7 @@ async def move_window(ctx: ToolContext, args: MoveWindowArgs) -> MoveAnswer:
 
 @tool(STRUCTURAL, title="Swap two panes")
 async def swap_pane(ctx: ToolContext, args: SwapPaneArgs) -> SwapAnswer:
-    """Swap the places of two panes (by id), also across windows; the active pane stays the same."""
+    """Swap two panes' places, also across windows; the active pane stays the same."""
     if args.pane_id == args.other_pane_id:
         raise InvalidArgument(
             f"pane_id and other_pane_id are both {args.pane_id}; pass two different panes "

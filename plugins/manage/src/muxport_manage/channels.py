@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Annotated, Any, Literal
 
 from muxport import Args, Result, Timeout, Toolbox, ToolContext, tool
-from muxport.policy import effective_timeout
+from muxport.policy import DEFAULT_WAIT, effective_timeout
 from pydantic import BeforeValidator, Field
 
 from muxport_manage.common import CHANNEL
@@ -45,7 +45,7 @@ Channel = Annotated[
         min_length=1,
         max_length=128,
         pattern=f"^{_NAME.pattern}$",
-        description="tmux wait-for channel name (server-wide), e.g. build-done",
+        description="wait-for channel, e.g. build-done",
     ),
     BeforeValidator(_channel),
 ]
@@ -56,7 +56,7 @@ class WaitArgs(Args):
     timeout: Timeout = None
     drain_first: bool = Field(
         default=False,
-        description="ignore a signal sent before this call that tmux is still holding",
+        description="ignore a signal kept from before",
     )
 
 
@@ -70,7 +70,7 @@ class ChannelWaits(Toolbox):
 class WaitAnswer(Result):
     outcome: Literal["signalled", "timed_out", "server_gone"]
     seconds: float = Field(description="seconds waited")
-    effective_timeout: float = Field(description="the timeout actually used, after clamping")
+    effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")
 
 
 class SignalArgs(Args):
@@ -85,11 +85,9 @@ class SignalAnswer(Result):
 async def wait_for_channel(
     box: ChannelWaits, ctx: ToolContext, args: WaitArgs
 ) -> WaitAnswer:
-    """Block until `tmux wait-for -S <channel>` is run, or the timeout passes (default 30 s).
+    """Wait until `tmux wait-for -S <channel>` runs, or the timeout passes.
 
-    For commands you compose: end them with `; tmux wait-for -S <channel>`. A signal
-    tmux kept from before the call counts unless drain_first. On timeout muxport wakes
-    its own waiter with one signal, which wakes any other waiter on the channel too.
+    End your commands with `; tmux wait-for -S <channel>`.
     """
     budget = effective_timeout(args.timeout)
     start = time.monotonic()
@@ -137,10 +135,7 @@ async def _wait(
 
 @tool(CHANNEL, title="Signal a channel")
 async def signal_channel(ctx: ToolContext, args: SignalArgs) -> SignalAnswer:
-    """Run `tmux wait-for -S <channel>`: wake everything waiting on that channel now.
-
-    With nobody waiting, tmux keeps it for the next waiter; a second one cancels it.
-    """
+    """Run `tmux wait-for -S <channel>`: wake every waiter now (with none, tmux keeps it)."""
     await ctx.tmux.run(("wait-for", "-S", "--", args.channel))
     return SignalAnswer(sent=True)
 

@@ -60,7 +60,7 @@ class PaneAnswer(Pane, Result):
 
 @tool(NAMED, title="Rename a session", input_literalization={"new_name": "double-hash-once"})
 async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAnswer:
-    """Rename one session (by id) to exactly new_name; '#' is stored literally, never expanded."""
+    """Rename one session to exactly new_name ('#' kept literally)."""
     try:
         rename = ("rename-session", "-t", args.session_id, "--", literal(args.new_name))
         return await apply(ctx.tmux, rename, SessionAnswer, SESSION_FIELDS, args.session_id)
@@ -75,20 +75,14 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
 
 @tool(NAMED, title="Rename a window", input_literalization={"new_name": "double-hash-once"})
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswer:
-    """Rename one window (by id) to exactly new_name and keep it: automatic renaming is turned off.
-
-    '#' is stored literally (a name like '#{pane_id}' or '#(cmd)' is never expanded or run).
-    """
+    """Rename one window to exactly new_name ('#' kept literally); automatic renaming goes off."""
     rename = ("rename-window", "-t", args.window_id, "--", literal(args.new_name))
     return await apply(ctx.tmux, rename, WindowAnswer, WINDOW_FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Set a pane title", input_literalization={"title": "double-hash-once"})
 async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer:
-    """Set one pane's title (by id) to exactly title; '#' is stored literally, never expanded.
-
-    A program running in the pane may later change its own title with an escape sequence.
-    """
+    """Set one pane's title to exactly title ('#' kept literally); its program may change it."""
     retitle = ("select-pane", "-t", args.pane_id, "-T", literal(args.title))
     caller = ctx.caller.marks(args.pane_id)
     pane = await apply(ctx.tmux, retitle, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)

@@ -11,7 +11,7 @@ MAX_HISTORY = 1_000_000  # lines per pane; more is memory a pane can hold for a 
 
 
 class MouseArgs(Args):
-    enabled: bool = Field(description="true: tmux handles the mouse (select panes, scroll)")
+    enabled: bool = Field(description="true: tmux handles the mouse")
 
 
 class MouseAnswer(Result):
@@ -21,7 +21,7 @@ class MouseAnswer(Result):
 class HistoryArgs(Args):
     session_id: SessionId
     lines: int = Field(
-        ge=0, le=MAX_HISTORY, description=f"scrollback lines kept per pane, 0..{MAX_HISTORY}"
+        ge=0, le=MAX_HISTORY, description="per pane"
     )
 
 
@@ -32,10 +32,7 @@ class HistoryAnswer(Result):
 
 @tool(OPTION, title="Turn mouse support on or off")
 async def set_mouse_enabled(ctx: ToolContext, args: MouseArgs) -> MouseAnswer:
-    """Turn tmux mouse support on or off server-wide (the global `mouse` option, `set -g`).
-
-    It applies to every session without its own mouse setting; one with its own keeps it.
-    """
+    """Turn tmux mouse support on or off server-wide (`set -g mouse`); a session's own wins."""
     out = await ctx.tmux.run(
         ("set-option", "-g", "mouse", "on" if args.enabled else "off"),
         ("show-options", "-gv", "mouse"),
@@ -45,10 +42,7 @@ async def set_mouse_enabled(ctx: ToolContext, args: MouseArgs) -> MouseAnswer:
 
 @tool(OPTION, title="Set a session's history limit")
 async def set_history_limit(ctx: ToolContext, args: HistoryArgs) -> HistoryAnswer:
-    """Set how many scrollback lines new panes of one session (by id) keep (history-limit).
-
-    Panes that already exist keep the limit they were created with.
-    """
+    """Set the scrollback lines new panes of one session keep; existing panes keep theirs."""
     out = await ctx.tmux.run(
         ("has-session", "-t", args.session_id),  # set-option's own error names no tool
         ("set-option", "-t", args.session_id, "history-limit", str(args.lines)),

@@ -52,11 +52,7 @@ def shortfall(args: ResizeArgs, width: int, height: int) -> list[str]:
 
 @tool(NAMED, title="Resize a window")
 async def resize_window(ctx: ToolContext, args: ResizeWindowArgs) -> WindowAnswer:
-    """Set one window's size (by id) in cells; omitted dimensions stay as they are.
-
-    tmux then keeps that size (the window's window-size option becomes manual) instead
-    of following the clients that show it.
-    """
+    """Set one window's size in cells (omitted: unchanged); its window-size becomes manual."""
     resize = ("resize-window", "-t", args.window_id, *flags(args))
     window = await apply(ctx.tmux, resize, WindowAnswer, WINDOW_FIELDS, args.window_id)
     missed = shortfall(args, window.width, window.height)
@@ -67,11 +63,7 @@ async def resize_window(ctx: ToolContext, args: ResizeWindowArgs) -> WindowAnswe
 
 @tool(NAMED, title="Resize a pane")
 async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneAnswer:
-    """Set one pane's size (by id) in cells, with a note when tmux did not change it.
-
-    A pane can only grow at its neighbours' expense: the only pane of a window keeps
-    the window's size (resize_window changes that).
-    """
+    """Set one pane's size in cells; the only pane of a window keeps the window's size."""
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.pane_id, fmt(SIZE)),
         ("resize-pane", "-t", args.pane_id, *flags(args)),

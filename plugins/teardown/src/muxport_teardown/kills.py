@@ -15,7 +15,7 @@ KILL = DELETE
 CLEAR = DELETE.replace(tmux_effects=["delete"], idempotent=True)  # clearing twice: the same
 ConfirmSelf = Field(
     default=False,
-    description="true: kill even what holds muxport's own pane (or may: unproven)",
+    description="even muxport's own pane",
 )
 
 
@@ -46,14 +46,14 @@ class Cleared(Result):
 class PaneKilled(Result):
     pane_id: str
     killed: bool
-    window_ended: bool = Field(description="the pane was its window's last: the window is gone too")
+    window_ended: bool = Field(description="the window ended with it")
 
 
 class WindowKilled(Result):
     window_id: str
     killed: bool
     session_ended: bool = Field(
-        description="the window was its session's last: the session is gone too"
+        description="the session ended with it"
     )
 
 
@@ -68,7 +68,7 @@ def _notes(*notes: str | None) -> str | None:
 
 @tool(CLEAR, title="Clear a pane's scrollback")
 async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
-    """Delete one pane's scrollback history (by id); the visible screen stays as it is."""
+    """Delete one pane's scrollback history; the visible screen stays."""
     out = await ctx.tmux.run(
         ("clear-history", "-t", args.pane_id),
         ("display-message", "-p", "-t", args.pane_id, "#{history_size}"),
@@ -80,10 +80,9 @@ async def clear_pane_scrollback(ctx: ToolContext, args: PaneArgs) -> Cleared:
 
 @tool(KILL, title="Kill a pane")
 async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
-    """Kill one pane (by id) and its process; its window ends with it if it was the last pane.
+    """Kill one pane and its process; its window ends with its last pane.
 
-    Refused for muxport's own pane unless confirm_self, and when it would end the last
-    session of a server that exits when empty.
+    Refused for muxport's own pane unless confirm_self.
     """
     top = await topology(ctx)
     held = top.of("pane", args.pane_id)
@@ -100,10 +99,9 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
 
 @tool(KILL, title="Kill a window")
 async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
-    """Kill one window (by id) with all its panes; its session ends too if it was the last window.
+    """Kill one window and its panes; its session ends with its last window.
 
-    Refused when it holds muxport's own pane unless confirm_self, and when it would end
-    the last session of a server that exits when empty.
+    Refused when it holds muxport's own pane unless confirm_self.
     """
     top = await topology(ctx)
     held = top.of("window", args.window_id)
@@ -118,10 +116,9 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
 
 @tool(KILL, title="Kill a session")
 async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> SessionKilled:
-    """Kill one session (by id) with its windows and panes (windows linked elsewhere survive).
+    """Kill one session with its windows and panes (windows linked elsewhere survive).
 
-    Refused when it holds muxport's own pane unless confirm_self, and when it is the
-    last session of a server that exits when empty.
+    Refused when it holds muxport's own pane unless confirm_self.
     """
     top = await topology(ctx)
     held = top.of("session", args.session_id)

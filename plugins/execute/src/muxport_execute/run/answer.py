@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import anyio
 from muxport import Result, ToolContext, ToolError
-from muxport.policy import clamp_lines, keep_newest
+from muxport.policy import DEFAULT_LINES, DEFAULT_WAIT, clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName
@@ -25,21 +25,22 @@ PROMPT_LINES = 3
 
 
 class RunAnswer(Result):
+    # A field at its default is left out of the answer; the output schema gives each default.
     pane_id: str
     outcome: AnswerOutcome = Field(description="see note")
     exit_status: int | None = None
     output: list[str] = Field(description="only what the command printed")
-    framed: bool = Field(description="output is exactly the command's")
-    lines_missed: bool = Field(description="output may be missing")
-    truncated: bool
-    lines_dropped: int
-    run_id: str = Field(description="for wait_for_run")
+    framed: bool = Field(default=True, description="output is exactly the command's")
+    lines_missed: bool = Field(default=False, description="output may be missing")
+    truncated: bool = False
+    lines_dropped: int = 0
+    run_id: str | None = Field(default=None, description="for wait_for_run while it runs")
     seconds: float = Field(description="how long it ran")
-    effective_timeout: float
-    max_lines: int
+    effective_timeout: float = DEFAULT_WAIT
+    max_lines: int = DEFAULT_LINES
     reason: str | None = None
     pane_lines: list[str] | None = None
-    frame: FrameName = Field(description="local or typed")
+    frame: FrameName = Field(default="local", description="local or typed")
     echo_off: bool | None = Field(default=None, description="a secret prompt")
     # bytes not UTF-8 (README "Bytes that are not UTF-8"); left out when not known. Its
     # schema says integer only, as note's does: tools/list stays under its limit.
@@ -74,7 +75,7 @@ def answer(
         # a cut made when the output was stored stays reported through this second cut
         truncated=kept.truncated or dropped > 0 or (ending is not None and run.stored_truncated),
         lines_dropped=kept.lines_dropped + dropped,
-        run_id=run.run_id,
+        run_id=None if run.final else run.run_id,  # something left to collect
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,

@@ -22,16 +22,16 @@ class RunArgs(Args):
     command: str = Field(
         min_length=1,
         max_length=MAX_COMMAND,
-        description="shell command(s) for the pane's shell; may span lines",
+        description="for the pane's shell; may span lines",
     )
     timeout: Timeout = None
     max_lines: MaxLines = None
     suppress_history: bool = Field(
-        default=True, description="keep the typed line out of the shell's history (best effort)"
+        default=True, description="keep the line out of shell history"
     )
     frame: Requested = Field(
         default="auto",
-        description="auto: local where the shell reads muxport's files, else typed (ssh, su)",
+        description="typed: through the terminal (ssh, su)",
     )
 
 
@@ -39,7 +39,7 @@ class WaitRunArgs(Args):
     run_id: str = Field(
         pattern=r"^run-[0-9a-f]{16}$",
         max_length=20,
-        description="the run_id a run_shell_command answer gave",
+        description="from run_shell_command",
     )
     timeout: Timeout = None
     max_lines: MaxLines = None
@@ -49,10 +49,9 @@ class WaitRunArgs(Args):
 async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's shell and return its exit status and only its output.
 
-    Any POSIX shell or fish, also through ssh, su, sudo, containers; runs in a subshell.
-    outcome: completed; timed_out or waiting_for_input (answer, then wait_for_run);
-    stopped (C-z); not_started; lost; pane_gone; server_gone; error. The note names
-    the recovery. Refused, nothing typed: line_not_empty, not_at_prompt, starting.
+    Any POSIX shell or fish, also over ssh, su, sudo, containers, in a subshell. outcome:
+    completed; timed_out, waiting_for_input (then wait_for_run); stopped; not_started;
+    lost; pane_gone; server_gone; error. The note names the next step.
     """
     timeout = effective_timeout(args.timeout)
     # an OSError (a full disk writing the frame) answers with what the system refused
@@ -69,12 +68,7 @@ async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> 
     title="Wait for a run",
 )
 async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
-    """Wait for a run that run_shell_command started and return its exit status and output.
-
-    Answers every outcome run_shell_command does, with its note (what to do next); a
-    stopped run answers at once. Works after the run ended too (finished runs are kept
-    an hour, at most 64 runs); it never sends anything to a pane.
-    """
+    """Wait for a run of run_shell_command; return its exit status and output (same outcomes)."""
     run = runs.get(args.run_id)
     return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
 
