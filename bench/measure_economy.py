@@ -14,6 +14,10 @@ Characters are those of the text blocks of every answer (what a model reads).
 (e) a command that outlives its wait (1 s wait, 3 s command, exit 4): muxport answers
     ``timed_out`` with a ``run_id`` and ``wait_for_run`` collects the status; the peer
     answers ``timed_out`` with no handle, so the status is lost (no equivalent).
+
+Each task also runs through a plain send-keys/capture driver (plain_driver.py, the
+Terminus-2 way: keys, ``tmux wait`` or a sleep, a diff of full-scrollback captures cut to
+10 KB), in rows of their own: muxport beside it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from bench.harness import (
     tools_available,
     wait_screen,
 )
+from bench.plain_driver import plain_a, plain_b, plain_c, plain_e
 
 BUILD = 'for i in $(seq 1 300); do echo "build step $i ok"; done; exit 1'
 
@@ -131,6 +136,26 @@ async def task_e(side: str, session: Session, pane: str) -> dict[str, Any]:
 
 
 TASKS = {"a": "run", "b": "capture_since", "c": "wait_for_text", "e": "run"}
+PATTERNS = {"a": r"build step (\d+) ok", "b": r"worker (\d+\.\d+) handled"}
+
+
+async def run_plain() -> dict[str, Any]:
+    """The same tasks through the plain send-keys/capture driver."""
+    out: dict[str, Any] = {}
+    for key in TASKS:
+        async with tmux_box() as (box, pane):
+            if key == "a":
+                out[key] = await plain_a(pane, BUILD)
+            elif key == "b":
+                out[key] = await plain_b(pane, box)
+            elif key == "c":
+                out[key] = await plain_c(pane)
+            else:
+                out[key] = await plain_e(pane)
+        texts = out[key].pop("texts", None)
+        if key in PATTERNS and texts is not None:
+            out[key]["complete"] = len(set(re.findall(PATTERNS[key], "\n".join(texts))))
+    return out
 
 
 async def run_side(side: str) -> dict[str, Any]:
@@ -173,8 +198,10 @@ NAMES = {
 }
 
 
-async def measure() -> list[Row]:
-    res = {side: await run_side(side) for side in SIDES}
+async def measure(sides: tuple[str, ...] = SIDES) -> list[Row]:
+    res = {side: await run_side(side) for side in sides}
+    res["plain"] = await run_plain()
+    res.setdefault("peer", dict.fromkeys(TASKS))
     rows = []
     for key, (name, total, tool) in NAMES.items():
         m, p = res["muxport"][key], res["peer"][key]
@@ -185,4 +212,14 @@ async def measure() -> list[Row]:
         rows.append(
             Row(name, cell(m, total, tool), peer, share, "", "-", {"muxport": m, "peer": p})
         )
+    for key, (name, total, _tool) in NAMES.items():
+        m, plain = res["muxport"][key], res["plain"][key]
+        fewer = m is not None and m["calls"] <= plain["calls"] and m["chars"] <= plain["chars"]
+        rows.append(Row(
+            f"{name} [beside: plain send-keys/capture]",
+            cell(m, total, "run_shell_command"), cell(plain, total, "keys"),
+            f"{m['chars'] / plain['chars']:.2f}" if m and plain["chars"] else "-",
+            "calls and chars <= plain", "yes" if fewer else "NO",
+            {"muxport": m, "plain": plain},
+        ))
     return rows

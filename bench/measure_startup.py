@@ -1,4 +1,5 @@
-"""Start of the process to the ``tools/list`` answer, resident memory, and the size of the surface.
+"""Start of the process to the ``initialize`` answer (initialize written at once, as Codex
+does) and to the ``tools/list`` answer, resident memory, and the size of the surface.
 
 Each start is a fresh process (no warm caches beyond the OS page cache, the same for
 both). RSS is VmRSS of the server process right after its ``tools/list`` answer.
@@ -9,10 +10,24 @@ part a model sees is each tool's name, description and input schema.
 from __future__ import annotations
 
 import json
+import select
+import subprocess
 import time
 from typing import Any
 
-from bench.harness import Row, connect, median, met, ratio, secs, status_field, tmux_box
+import anyio
+
+from bench.harness import (
+    Row,
+    connect,
+    median,
+    met,
+    ratio,
+    secs,
+    server_params,
+    status_field,
+    tmux_box,
+)
 
 RUNS = 10
 ALL_FOUR = "inspect,manage,execute,teardown"
@@ -32,6 +47,30 @@ def surface_bytes(listed: Any) -> tuple[int, int, int]:
     return len(listed.tools), len(whole.encode()), seen
 
 
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "0"}}}).encode() + b"\n"
+
+
+def initialize_time(side: str, box: Any, limit: float = 30.0) -> float:
+    """Seconds from starting ``side`` (initialize already written to its stdin, as a client
+    that does not wait does) to the first byte of the initialize answer on its stdout."""
+    params = server_params(side, box.socket_path)
+    start = time.perf_counter()
+    process = subprocess.Popen([params.command, *params.args], env=params.env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(INITIALIZE)
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], limit)
+        return time.perf_counter() - start if ready else float("nan")
+    finally:
+        process.kill()
+        process.wait()
+
+
 async def one_start(side: str, box: Any) -> tuple[float, int, Any]:
     start = time.perf_counter()
     async with connect(side, box) as session:
@@ -43,11 +82,13 @@ async def one_start(side: str, box: Any) -> tuple[float, int, Any]:
 
 async def measure() -> list[Row]:
     times: dict[str, list[float]] = {"muxport": [], "peer": []}
+    inits: dict[str, list[float]] = {"muxport": [], "peer": []}
     rss: dict[str, list[int]] = {"muxport": [], "peer": []}
     listing: dict[str, Any] = {}
     async with tmux_box() as (box, _pane):
         for _ in range(RUNS):  # interleaved so that background load hits both alike
             for side in ("muxport", "peer"):
+                inits[side].append(await anyio.to_thread.run_sync(initialize_time, side, box))
                 elapsed, kb, listed = await one_start(side, box)
                 times[side].append(elapsed)
                 rss[side].append(kb)
@@ -58,7 +99,17 @@ async def measure() -> list[Row]:
     (na, wa, sa) = surface_bytes(everything)
     rm, rp = median(rss["muxport"]) / 1024, median(rss["peer"]) / 1024
     (nm, wm, sm), (np_, wp, sp) = surface_bytes(listing["muxport"]), surface_bytes(listing["peer"])
+    im, ip = median(inits["muxport"]), median(inits["peer"])
     return [
+        Row(
+            "start -> initialize answer (median of 10)",
+            secs(im),
+            secs(ip),
+            ratio(im, ip),
+            "<= 0.3 s",
+            met(im <= 0.3),
+            {"muxport": inits["muxport"], "peer": inits["peer"]},
+        ),
         Row(
             "start -> tools/list (median of 10)",
             secs(tm),
