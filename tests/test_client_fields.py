@@ -40,6 +40,8 @@ def test_every_tool_answers_alike_with_and_without_wait_for_previous(
     wire: Wire, tmux_server: Any
 ) -> None:
     pane = tmux_server.shell_pane("bash")
+    # the window's name would follow its command (env, then bash) between two calls
+    tmux_server.cmd("rename-window", "-t", pane.window_id, "fixed")
     ids = {"pane_id": pane.pane_id, "window_id": pane.window_id, "session_id": pane.session_id}
     _, listed = wire.request("tools/list")
     tools = listed["result"]["tools"]
