@@ -33,6 +33,7 @@ class Liveness:
         self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
         self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
         self.server_pid: int | None = None  # the served server's process, once read
+        self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
     def check_moved(self) -> None:
         """After a "no server" answer: raise ``socket_missing`` when the socket file is gone
@@ -99,14 +100,24 @@ class Liveness:
     async def responsive(self, probe: Callable[[float], Awaitable[object]]) -> None:
         """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
 
-        Known stalled: at once. Otherwise at most one ``probe`` (given its deadline) per
-        ``PROBE_EVERY`` seconds for the whole server; any answered invocation counts as one."""
-        if self.stalled:
-            raise self.unresponsive()
-        if time.monotonic() - self.answered_at < PROBE_EVERY:
+        At most one ``probe`` (given its deadline) per ``PROBE_EVERY`` seconds for the whole
+        server; any answered invocation counts as one. Known stalled: at once, unless no
+        probe has asked since ``PROBE_EVERY``: then one probe with the stalled deadline,
+        so that the first wait after the server resumed finds it answering again."""
+        if self._settled():
             return
         async with self._probing:
-            if self.stalled:  # the probe this one waited for found the server stalled
+            if self._settled():  # the probe this one waited for answered
+                return
+            if self.stalled:
+                self.stalled_probe_at = time.monotonic()
+            await probe(STALLED_DEADLINE if self.stalled else PROBE_DEADLINE)
+
+    def _settled(self) -> bool:
+        """True: answered recently; raises: known stalled and probed recently; False: ask."""
+        now = time.monotonic()
+        if self.stalled:
+            if now - self.stalled_probe_at < PROBE_EVERY:
                 raise self.unresponsive()
-            if time.monotonic() - self.answered_at >= PROBE_EVERY:
-                await probe(PROBE_DEADLINE)
+            return False
+        return now - self.answered_at < PROBE_EVERY
