@@ -166,7 +166,12 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
         invalid, lines = await raw_bytes.check(w.copy, lines)
     copy, w.copy = w.copy, None
     if copy is not None:  # closed before the answer: the next run may copy again
-        await raw_bytes.close(w.tmux, copy)
+        while True:
+            try:
+                await raw_bytes.close(w.tmux, copy)
+                break
+            except TmuxUnresponsive:  # stopped, or its socket moved: once it answers
+                await anyio.sleep(STALLED_STEP)
         if invalid and note is None:
             note = raw_bytes.NOTE.format(count=invalid)
     return Ending("completed", status, lines, framed, not framed, note, invalid_utf8=invalid)

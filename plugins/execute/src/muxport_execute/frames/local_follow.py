@@ -57,7 +57,10 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
         late = w.declined >= DECLINED_LOOKS or time.monotonic() - w.began >= START_BOUND
         if not w.frame.has_started() and late and w.frame.cancel_start():
             bound = None if w.declined >= DECLINED_LOOKS else START_BOUND
-            return await not_started(w.tmux, w.pane_id, w.frame.token, w.shell, bound)
+            try:
+                return await not_started(w.tmux, w.pane_id, w.frame.token, w.shell, bound)
+            except TmuxUnresponsive:  # the next look asks again (cancel_start still holds)
+                return False
         if not (w.frame.has_started() or late):
             return False
         w.started = True
