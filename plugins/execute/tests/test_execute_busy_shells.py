@@ -55,3 +55,31 @@ async def test_a_run_right_after_a_slow_rc_file_starts(stdio_client, rc_pane, sh
     else:
         got = result.structured_content or {}
         assert (got["outcome"], got["output"]) == ("completed", ["ready"]), got
+
+
+FISH_LINES = {
+    # what a person left on fish's command line, and the refusal it gets
+    "half-typed": (["echo half typed"], "line_not_empty", "echo half typed"),
+    "open quote": (["echo 'open", "Enter"], "not_at_prompt", "echo 'open"),
+    "pending read": (["read answer", "Enter"], "not_at_prompt", "read>"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FISH_LINES))
+async def test_fish_line_is_checked_before_typing(stdio_client, fish_pane, case):
+    keys, reason, still = FISH_LINES[case]
+    pane = fish_pane()
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        await call("run_shell_command", {"pane_id": pane.pane_id, "command": "true"})
+        for key in keys:  # a person, typing straight into tmux
+            pane.server.cmd("send-keys", "-t", pane.pane_id, *(["-l", key] if key != "Enter"
+                                                                  else ["Enter"]))
+        await call("wait_for_text", {"pane_id": pane.pane_id, "patterns": [still],
+                                     "timeout": 10})
+        result = await client.call_tool(
+            "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+        assert result.is_error, result.structured_content
+        assert dict(result.meta or {})["reason"] == reason, result
+        screen = "\n".join(pane.screen())
+        assert still in screen and "ran" not in screen.replace(still, ""), screen

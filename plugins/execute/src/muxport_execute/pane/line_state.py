@@ -13,6 +13,10 @@ would swallow it. What is checked, from the pane's cursor row and its terminal:
 - ``busy``: bash or zsh with the terminal in canonical mode, but running or blocked in
   something else: between commands (prompt hooks, an rc file working in the shell
   itself), not reading; its prompt is waited for (``pane/ready.py``).
+- ``blank`` (fish): no prompt on the cursor row. fish shows no continuation prompt: an
+  open quote or block continues the command line on the next row, indented; right after a
+  run its prompt may not be drawn yet, so a blank row is waited for briefly.
+  ``read>`` on the cursor row is fish's ``read``: ``reading``.
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -39,7 +43,7 @@ from muxport_execute.host import procs
 from muxport_execute.host.shell_reads import between_commands, pending_read
 from muxport_execute.pane.view import Line, read_line
 
-Verdict = Literal["empty", "text", "continuation", "reading", "busy"]
+Verdict = Literal["empty", "text", "continuation", "reading", "busy", "blank"]
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 EDITOR_SHELLS = frozenset({"bash", "zsh"})
@@ -82,6 +86,11 @@ def judge(line: Line, shell: str) -> Verdict:
     if line.pid and pending_read(procs.foreground_group(line.pid), line.tty):
         return "reading"  # dash and other shells without a line editor
     stripped = line.left.strip()
+    if shell == "fish":  # fish's line editor keeps the terminal raw in a read too
+        if stripped == "read>":
+            return "reading"
+        if not stripped:  # no prompt on the cursor row: a command line continued there
+            return "blank"
     ps2 = _ZSH_PS2.match(stripped)
     if ps2 and all(word in ZSH_CONTINUATIONS for word in ps2.group(1).split()):
         return "continuation"
