@@ -83,3 +83,27 @@ async def test_fish_line_is_checked_before_typing(stdio_client, fish_pane, case)
         assert dict(result.meta or {})["reason"] == reason, result
         screen = "\n".join(pane.screen())
         assert still in screen and "ran" not in screen.replace(still, ""), screen
+
+
+@pytest.mark.parametrize("shell", ["yash", "mksh"])
+async def test_more_shells_run_back_to_back_and_refuse_a_pending_read(stdio_client, rc_pane, shell):
+    pane = rc_pane(shell)
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        for n in range(5):
+            done = await call("run_shell_command", {"pane_id": pane.pane_id,
+                                                    "command": f"echo run{n}"})
+            assert (done["outcome"], done["output"], done.get("exit_status")) == (
+                "completed", [f"run{n}"], 0), (n, done)
+        pane.server.cmd("send-keys", "-t", pane.pane_id, "-l", "read answer")
+        pane.server.cmd("send-keys", "-t", pane.pane_id, "Enter")
+        await call("wait_for_text", {"pane_id": pane.pane_id, "patterns": ["read answer"],
+                                     "timeout": 10})
+        refused = None
+        for _ in range(50):  # the shell reaches its read a moment after the echo shows
+            result = await client.call_tool(
+                "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+            if result.is_error:
+                refused = dict(result.meta or {})
+                break
+        assert refused is not None and refused["reason"] == "not_at_prompt", refused

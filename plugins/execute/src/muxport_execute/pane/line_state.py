@@ -5,12 +5,14 @@ already on the line would be joined to it, a continuation prompt (open quote, he
 trailing ``\\``, ``&&``) would complete someone's unfinished command, a pending ``read``
 would swallow it. What is checked, from the pane's cursor row and its terminal:
 
-- ``reading``: bash or zsh in the foreground with the terminal in canonical mode, blocked
+- ``reading``: bash, zsh, yash, mksh or busybox sh in the foreground with the terminal in
+  canonical mode, blocked
   waiting for the terminal. Their line editors switch it to raw mode while they read a
   command, so canonical mode means the shell reads some other way (``read``,
   ``select``). A shell without a line editor (dash) blocked reading the terminal one
-  byte at a time is in ``read`` (``shell_reads.pending_read``).
-- ``busy``: bash or zsh with the terminal in canonical mode, but running or blocked in
+  byte at a time is in ``read`` (``shell_reads.pending_read``). posh reads its prompt's
+  line that way too, so it is refused as reading (its frame does not run there yet).
+- ``busy``: a shell with a line editor, the terminal canonical, but running or blocked in
   something else: between commands (prompt hooks, an rc file working in the shell
   itself), not reading; its prompt is waited for (``pane/ready.py``).
 - ``blank`` (fish): no prompt on the cursor row. fish shows no continuation prompt: an
@@ -46,7 +48,10 @@ from muxport_execute.pane.view import Line, read_line
 Verdict = Literal["empty", "text", "continuation", "reading", "busy", "blank"]
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
-EDITOR_SHELLS = frozenset({"bash", "zsh"})
+# Shells whose line editor keeps the terminal raw at their prompt (measured: yash, mksh and
+# busybox sh too; dash and posh have none, ksh93 only with set -o emacs/vi)
+EDITOR_SHELLS = frozenset({"bash", "zsh", "yash", "mksh", "busybox", "ash"})
+
 ZSH_CONTINUATIONS = frozenset(
     "quote dquote bquote heredoc cmdsubst for while until repeat if then else elif case "
     "pipe cmdand cmdor subsh cursh function braceparam math select array errpipe".split()
