@@ -107,3 +107,39 @@ async def test_more_shells_run_back_to_back_and_refuse_a_pending_read(stdio_clie
                 refused = dict(result.meta or {})
                 break
         assert refused is not None and refused["reason"] == "not_at_prompt", refused
+
+
+async def test_a_persons_program_in_a_young_pane_is_not_a_starting_shell(
+    stdio_client, shell_pane
+):
+    pane = shell_pane("bash")  # seconds old: a shell that may still be starting
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "-l", "python3 -q")
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "Enter")
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        await call("wait_for_text", {"pane_id": pane.pane_id, "patterns": [">>>"],
+                                     "timeout": 10})
+        result = await client.call_tool(
+            "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+        meta = dict(result.meta or {})
+        assert result.is_error and meta["reason"] == "not_a_shell", result
+        assert "C-d" in result.content[0].text, result.content[0].text
+
+
+async def test_a_job_named_like_the_shell_is_named_not_read(stdio_client, shell_pane):
+    """What a killed muxport's run leaves: a subshell of the pane's shell in the foreground."""
+    pane = shell_pane("bash")
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "-l", "( sleep 30; true )")
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "Enter")
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        result = None
+        for _ in range(50):  # until the subshell has the terminal (tmux still says bash)
+            result = await client.call_tool(
+                "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+            if result.is_error:
+                break
+        assert result is not None and result.is_error, result
+        meta = dict(result.meta or {})
+        assert (meta["reason"], meta["retryable"], meta["command"]) == (
+            "not_at_prompt", True, "sleep"), result
+        assert "pending read" not in result.content[0].text

@@ -36,6 +36,14 @@ def is_posix_shell(command: str) -> bool:
     return name in POSIX_SHELLS
 
 
+def is_interactive(command: str) -> bool:
+    """A program a person runs and an rc file never leaves in the foreground: a pager, an
+    editor, a REPL, a full-screen program."""
+    name = program_name(command)
+    return (name in PAGERS or name in EDITORS or name in REPLS or name in FULL_SCREEN
+            or name.startswith("python"))
+
+
 def program_name(command: str) -> str:
     name = command.strip().lstrip("-").rsplit("/", 1)[-1]
     # python3.11 -> python3

@@ -20,6 +20,7 @@ class Stat:
 
     state: str  # R, S, D, T (stopped), t, Z (exited, not reaped), X
     pgrp: int
+    session: int
     tty_nr: int  # the controlling terminal's device number
     tpgid: int  # the terminal's foreground process group
     start_ticks: int
@@ -32,7 +33,8 @@ def stat(pid: int) -> Stat | None:
             fields = file.read().rpartition(b")")[2].split()
         # state ppid pgrp session tty_nr tpgid ... starttime is the 20th after ")"
         return Stat(
-            fields[0].decode(), int(fields[2]), int(fields[4]), int(fields[5]), int(fields[19])
+            fields[0].decode(), int(fields[2]), int(fields[3]), int(fields[4]), int(fields[5]),
+            int(fields[19]),
         )
     except (OSError, ValueError, IndexError):
         return None
@@ -45,6 +47,20 @@ def foreground_group(pid: int | str) -> int | None:
     except ValueError:
         return None
     return seen.tpgid if seen is not None and seen.tpgid > 0 else None
+
+
+def foreground_job(pid: int | str) -> str | None:
+    """The newest program of the job in the foreground of process ``pid``'s terminal, or
+    None when the session's own leader (the shell) has it: a job's leader never leads a
+    session, whatever it is named (a killed muxport's frame is a subshell named "bash")."""
+    leader = foreground_group(pid)
+    seen = stat(leader) if leader is not None else None
+    if leader is None or seen is None or seen.session == leader:
+        return None
+    newest = leader
+    while kids := children(newest):
+        newest = max(kids)
+    return command_name(newest) or "a program"
 
 
 def children(pid: int) -> set[int]:

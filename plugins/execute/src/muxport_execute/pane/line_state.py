@@ -19,6 +19,8 @@ would swallow it. What is checked, from the pane's cursor row and its terminal:
   open quote or block continues the command line on the next row, indented; right after a
   run its prompt may not be drawn yet, so a blank row is waited for briefly.
   ``read>`` on the cursor row is fish's ``read``: ``reading``.
+- ``job``: a job has the terminal although tmux names the shell (a subshell: the frame of
+  a run whose muxport was killed); the job's newest program is named in the refusal.
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -43,9 +45,10 @@ from muxport import Tmux
 
 from muxport_execute.host import procs
 from muxport_execute.host.shell_reads import between_commands, pending_read
+from muxport_execute.notes import is_posix_shell
 from muxport_execute.pane.view import Line, read_line
 
-Verdict = Literal["empty", "text", "continuation", "reading", "busy", "blank"]
+Verdict = Literal["empty", "text", "continuation", "reading", "busy", "blank", "job"]
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
 # Shells whose line editor keeps the terminal raw at their prompt (measured: yash, mksh and
@@ -84,6 +87,8 @@ def _unfinished(row: str) -> bool:
 
 
 def judge(line: Line, shell: str) -> Verdict:
+    if line.pid and (shell == "fish" or is_posix_shell(shell)) and procs.foreground_job(line.pid):
+        return "job"  # a job named like the shell has the terminal: not the shell's prompt
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
         group = procs.foreground_group(line.pid) if line.pid else None
         between = between_commands(group, line.tty) if group is not None else None

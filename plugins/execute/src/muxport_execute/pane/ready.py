@@ -12,7 +12,7 @@ import anyio
 from muxport import Refused, Tmux
 
 from muxport_execute.host import procs
-from muxport_execute.notes import clear_line, is_posix_shell, stop_recovery
+from muxport_execute.notes import clear_line, is_interactive, is_posix_shell, stop_recovery
 from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput, clear_own, judge
 from muxport_execute.pane.view import Line, read_line
@@ -26,6 +26,8 @@ BLANK_BOUND = 2.0  # how long fish may show no prompt on the cursor row
 def _starting(program: str, pane_pid: str) -> bool:
     if program in ("env", ""):
         return True
+    if is_interactive(program):  # a person's python3, less or vim: not an rc file's
+        return False
     if not pane_pid.isdigit():
         return False
     young = (procs.age(int(pane_pid)) or STARTING_AGE) < STARTING_AGE
@@ -103,6 +105,15 @@ async def check_line(
         )
     if verdict == "reading":
         raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
+    if verdict == "job":
+        program = procs.foreground_job(line.pid) or "a program"
+        raise Refused(
+            f"not typing into pane {pane_id}: a command still runs there in the foreground "
+            f"({program}, in a job of the shell: perhaps a run of a muxport that was stopped); "
+            f"wait for it to end, or {stop_recovery(program, pane_id)}, then run again",
+            retryable=True,
+            data={"reason": "not_at_prompt", "pane_id": pane_id, "command": program},
+        )
     if verdict == "blank":
         raise _refuse(
             pane_id, "not_at_prompt",
