@@ -49,20 +49,6 @@ def foreground_group(pid: int | str) -> int | None:
     return seen.tpgid if seen is not None and seen.tpgid > 0 else None
 
 
-def foreground_job(pid: int | str) -> str | None:
-    """The newest program of the job in the foreground of process ``pid``'s terminal, or
-    None when the session's own leader (the shell) has it: a job's leader never leads a
-    session, whatever it is named (a killed muxport's frame is a subshell named "bash")."""
-    leader = foreground_group(pid)
-    seen = stat(leader) if leader is not None else None
-    if leader is None or seen is None or seen.session == leader:
-        return None
-    newest = leader
-    while kids := children(newest):
-        newest = max(kids)
-    return command_name(newest) or "a program"
-
-
 def children(pid: int) -> set[int]:
     """The direct children of ``pid`` (every thread's list)."""
     found: set[int] = set()

@@ -20,7 +20,8 @@ would swallow it. What is checked, from the pane's cursor row and its terminal:
   run its prompt may not be drawn yet, so a blank row is waited for briefly.
   ``read>`` on the cursor row is fish's ``read``: ``reading``.
 - ``job``: a job has the terminal although tmux names the shell (a subshell: the frame of
-  a run whose muxport was killed); the job's newest program is named in the refusal.
+  a run whose muxport was killed), running a command; waited for like ``busy`` (a prompt
+  hook's child ends at once), then refused naming the job's newest program.
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -44,7 +45,7 @@ import anyio
 from muxport import Tmux
 
 from muxport_execute.host import procs
-from muxport_execute.host.shell_reads import between_commands, pending_read
+from muxport_execute.host.shell_reads import between_commands, foreground_job, pending_read
 from muxport_execute.notes import is_posix_shell
 from muxport_execute.pane.view import Line, read_line
 
@@ -87,7 +88,9 @@ def _unfinished(row: str) -> bool:
 
 
 def judge(line: Line, shell: str) -> Verdict:
-    if line.pid and (shell == "fish" or is_posix_shell(shell)) and procs.foreground_job(line.pid):
+    if line.pid and (shell == "fish" or is_posix_shell(shell)) and foreground_job(
+        line.pid, line.tty
+    ):
         return "job"  # a job named like the shell has the terminal: not the shell's prompt
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
         group = procs.foreground_group(line.pid) if line.pid else None

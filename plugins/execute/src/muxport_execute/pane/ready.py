@@ -12,6 +12,7 @@ import anyio
 from muxport import Refused, Tmux
 
 from muxport_execute.host import procs
+from muxport_execute.host.shell_reads import foreground_job
 from muxport_execute.notes import clear_line, is_interactive, is_posix_shell, stop_recovery
 from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput, clear_own, judge
@@ -68,7 +69,7 @@ async def _between_commands(tmux: Tmux, pane_id: str, shell: str, line: Line) ->
     a terminal's mode), or as it is after ``BUSY_BOUND``."""
     delay, started = 0.002, anyio.current_time()
     with anyio.move_on_after(BUSY_BOUND):
-        while (verdict := judge(line, shell)) in ("busy", "blank"):
+        while (verdict := judge(line, shell)) in ("busy", "blank", "job"):
             if verdict == "blank" and anyio.current_time() - started >= BLANK_BOUND:
                 break
             await anyio.sleep(delay)
@@ -106,7 +107,7 @@ async def check_line(
     if verdict == "reading":
         raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
     if verdict == "job":
-        program = procs.foreground_job(line.pid) or "a program"
+        program = foreground_job(line.pid, line.tty) or "a program"
         raise Refused(
             f"not typing into pane {pane_id}: a command still runs there in the foreground "
             f"({program}, in a job of the shell: perhaps a run of a muxport that was stopped); "
