@@ -109,13 +109,13 @@ class Wait:
         changed = line_hash(self.cursor_line) != self.unfinished
         return [self.cursor_line] if self.cursor_line.strip() and (changed or self.output) else []
 
-    def absorb(self, current: Look, result: Step) -> Hit | None:
+    async def absorb(self, current: Look, result: Step) -> Hit | None:
         """Add a look's new lines; the hit they (or the changed unfinished line) contain."""
         self.output.extend(result.lines)
         self.discontinuous |= not result.continuous
         self.cursor_line = current.cursor_line
         fresh = [*result.lines, *self.tail()]
-        hit = self.patterns.first(fresh)
+        hit = await self.patterns.first(fresh)
         if hit is None and not self.patterns.any and fresh:
             hit = Hit(None, fresh[0])
         return hit
