@@ -9,6 +9,7 @@ the thread's CPU time to the call's ``MatchBudget``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -21,8 +22,17 @@ T = TypeVar("T")
 
 COMPILE_THREADS = 1
 MATCH_THREADS = 4
+SWITCH_INTERVAL = 0.0005  # seconds a computing thread may keep the GIL from the loop
 _compiling: RunVar[anyio.CapacityLimiter] = RunVar("muxport_regex_compiling")
 _matching: RunVar[anyio.CapacityLimiter] = RunVar("muxport_regex_matching")
+
+
+def prefer_the_loop() -> None:
+    """A worker thread computing in Python (reading a pattern, the glue around each match)
+    keeps the GIL from the event loop for the interpreter's switch interval (5 ms) each time
+    the loop wakes, and one call wakes the loop about ten times: 50 ms behind a pattern.
+    The launcher shortens the interval to half a millisecond."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def _limiter(var: RunVar[anyio.CapacityLimiter], tokens: int) -> anyio.CapacityLimiter:
