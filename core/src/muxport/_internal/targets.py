@@ -18,7 +18,9 @@ from muxport._internal.facts import OBJECT_KINDS
 PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in OBJECT_KINDS.items()}
 
 
-ID_DIGITS = "(0|[1-9][0-9]{0,8})"  # what tmux prints: no sign, no leading zero, no space
+# What tmux prints: no sign, no leading zero, no space. \d is [0-9] in a schema (ECMA-262);
+# the check below reads it with re.ASCII, so that the server refuses the same values.
+ID_DIGITS = r"(0|[1-9]\d*)"
 
 
 def exact_id(value: str, prefix: str) -> str:
@@ -31,7 +33,7 @@ def _exact_id(prefix: str) -> Callable[[Any], Any]:
     """The check behind an id's schema pattern: the same pattern, nothing stripped or read
     loosely (``%0 ``, ``%0\\n`` and ``%00`` are not ``%0``; tmux would read them as ``%0``)."""
     kind, tool = PREFIXES[prefix]
-    exact = re.compile(re.escape(prefix) + ID_DIGITS)
+    exact = re.compile(re.escape(prefix) + ID_DIGITS, re.ASCII)
 
     def check(value: Any) -> Any:
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
