@@ -17,7 +17,9 @@ from muxport.testing.clients import launcher
 
 from tests.conftest import FIRST_PARTY, clean_env
 
-WIRE_LIMIT = 70_000
+# issue 12's 70,000, plus 3 bytes in each of the 39 id patterns: since issue 21 an id's
+# pattern refuses the leading zeros tmux would read away (^%(0|[1-9]\d*)$, not ^%[0-9]{1,9}$)
+WIRE_LIMIT = 70_000 + 39 * 3
 MODEL_LIMIT = 26_000
 LEAKS = ("TOOLS.md", "DESIGN")
 TIMEOUT = 30.0  # seconds for one answer line (a loaded machine)

@@ -11,17 +11,21 @@ from muxport._internal.budgets import (
     keep_newest,
 )
 from muxport._internal.inputs import Cohort, check_input
-from muxport._internal.regex import Compiled, compile_user_regex, search
+from muxport._internal.regex import Compiled, MatchBudget, PatternTooCostly, search
+from muxport._internal.regex_work import compile_user_regex, match_off_loop
 
 __all__ = [
     "MAX_CHARS",
     "MAX_LINES",
     "Cohort",
     "Compiled",
+    "MatchBudget",
+    "PatternTooCostly",
     "check_input",
     "clamp_lines",
     "compile_user_regex",
     "effective_timeout",
     "keep_newest",
+    "match_off_loop",
     "search",
 ]

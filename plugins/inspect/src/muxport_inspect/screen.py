@@ -11,7 +11,7 @@ from typing import Any
 
 from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
 from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
-from muxport.policy import MAX_CHARS, clamp_lines, keep_newest
+from muxport.policy import MAX_CHARS, MAX_LINES, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
@@ -66,23 +66,35 @@ def bounded(screen: Screen, requested: int | None) -> dict[str, Any]:
     budget = clamp_lines(requested)
     kept = keep_newest(screen.lines, budget)
     clipped = kept.truncated and kept.lines_dropped == 0
+    by_lines = max(0, len(screen.lines) - budget)
     return {
         "content": kept.lines,
         "truncated": kept.truncated,
         "lines_dropped": kept.lines_dropped,
         "max_lines": budget,
-        "note": budget_note(requested, budget, kept.lines_dropped, clipped),
+        "note": budget_note(requested, budget, by_lines, kept.lines_dropped - by_lines, clipped),
     }
 
 
-def budget_note(requested: int | None, used: int, dropped: int, clipped: bool) -> str | None:
+def budget_note(
+    requested: int | None, used: int, by_lines: int, by_chars: int, clipped: bool
+) -> str | None:
+    """Why lines are missing, and only the advice that can help: a line budget already at
+    its most is not worth raising, and no line budget brings back what the character
+    budget left out."""
     parts = []
     if requested is not None and requested != used:
         parts.append(f"max_lines {requested} was clamped to {used}")
-    if dropped:
+    if by_lines:
+        more = f"raise max_lines (up to {MAX_LINES}) or " if used < MAX_LINES else ""
         parts.append(
-            f"{dropped} older lines were left out (newest kept); raise max_lines (up to 5000) "
-            "or use capture_since to follow new output"
+            f"{by_lines} older lines were left out by max_lines {used} (newest kept); "
+            f"{more}use capture_since to follow new output"
+        )
+    if by_chars:
+        parts.append(
+            f"{by_chars} older lines were left out by the {MAX_CHARS}-character budget of one "
+            "answer (newest kept; a larger max_lines would not bring them back)"
         )
     if clipped:
         parts.append(f"the oldest kept line was cut to its last characters ({MAX_CHARS} budget)")

@@ -97,7 +97,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
     call (or `cursor`) is `matched`; text already on the screen answers at once with
     `present_at_entry`. No patterns: any new output. Returns the new output and a cursor.
     """
-    patterns = Patterns.compile(args.patterns, args.stop, args.regex)
+    patterns = await Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)
     # display-message alone prints for some other pane when the target is missing;
     # has-session fails for it, naming the pane.
@@ -119,13 +119,13 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
             cursor = sign.encode(result.state)
             if state is None:
                 wait.unfinished = line_hash(current.cursor_line)
-                hit = patterns.first(current.screen(), stop=False) if patterns.any else None
+                hit = await patterns.first(current.screen(), stop=False)
                 if hit is not None:
                     return wait.finish("present_at_entry", hit, cursor)
                 wait.cursor_line = current.cursor_line
             else:
                 wait.unfinished = state.unfinished
-                hit = wait.absorb(current, result)
+                hit = await wait.absorb(current, result)
                 if hit is not None:
                     return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
             state = result.state
@@ -145,7 +145,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
                 last_look = time.monotonic()
                 current, result = await advance(ctx, args.pane_id, state, wait.budget)
                 state, cursor = result.state, sign.encode(result.state)
-                hit = wait.absorb(current, result)
+                hit = await wait.absorb(current, result)
                 if hit is not None:
                     return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
         except NotFound:
