@@ -1,9 +1,9 @@
 """The local frame's private files (docs/runs-and-waits.md): what is written and typed.
 
 The command is never typed. It goes to a private 0600 file ``cmd`` in a private 0700
-directory, beside the frame ``run``; the pane's shell is sent one short line that
-sources the frame (`` \\. '/tmp/mxr-…/run'`` plus Enter). The frame, all of it inside a
-subshell so that nothing it does outlives it:
+directory, beside the frame ``run``; the pane's shell is sent one short line that sources the frame
+(`` \\. '/tmp/mxr-…/run'`` plus Enter). The text of the files is in frames/local_text.py.
+The frame, all of it inside a subshell so that nothing it does outlives it:
 
 1. turns off the pane shell's ``-e -u -x -v`` (and zsh's ``printexitvalue``) for its own
    lines, so that no trace or error text lands between the markers;
@@ -38,7 +38,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from muxport_execute.frames.base import Extracted, Markers, extract, quote
+from muxport_execute.frames.base import Extracted, extract, quote
+from muxport_execute.frames.local_text import Layout, command_head, frame_text, run_text
 
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
 
@@ -49,12 +50,8 @@ def base_dir() -> str:
 
 
 @dataclass(frozen=True)
-class Frame(Markers):
-    """One run's private files, markers and channel."""
-
-    channel: str
-    directory: Path
-    fish: bool = False  # fish panes: sh runs the frame, a child fish the command
+class Frame(Layout):
+    """One run's private files, markers and channel, and what they say."""
 
     @property
     def status_path(self) -> Path:
@@ -111,99 +108,6 @@ class Frame(Markers):
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def _forget(frame: Frame) -> str:
-    """bash records space-led lines unless HISTCONTROL says otherwise: drop our own entry,
-    recognised by this run's unique directory name (runs in the pane's shell itself)."""
-    return (
-        "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
-        f"(*{quote(frame.directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
-        "esac;; esac\n"
-    )
-
-
-def _run_text(frame: Frame, suppress_history: bool) -> str:
-    """The file the typed line sources, in the pane's shell: (history) and one subshell.
-
-    The subshell is the job the shell reports on C-z: its text is this one short line,
-    never the frame's source (docs/run-outcomes.md).
-    """
-    forget = _forget(frame) if suppress_history else ""
-    return forget + f"( \\. {quote(str(frame.directory / 'frame'))} )\n"
-
-
-# The user's ERR/DEBUG traps (bash with set -E/-T, zsh's TRAPZERR/TRAPDEBUG and list
-# traps, ksh) must fire for the command's lines only: the outer subshell saves them to
-# a file and drops them for its own lines; the inner one, which runs the command,
-# restores them as the first thing of ``cmd`` (so not even the source command of
-# ``cmd`` is seen by a DEBUG trap; DEBUG is restored last). bash lists a parent's traps
-# in a subshell, so it saves only those that were inherited (its $- shows E or T).
-_SAVE_TRAPS = (
-    "case ${BASH_VERSION-}:$_mxf in "
-    "(?*:*[ET]*) \\trap -p ERR RETURN DEBUG >|\"$_mxd/traps\"; \\trap - ERR DEBUG RETURN;; "
-    "(?*:*) ;; "
-    "(*) case ${ZSH_VERSION-}${KSH_VERSION-} in (?*) \\trap >|\"$_mxd/traps\"; "
-    "\\trap - ZERR 2>/dev/null; \\trap - ERR DEBUG 2>/dev/null;; esac;; "
-    "esac 2>/dev/null\n"
-)
-# After C-c the status is the command's own (docs/run-outcomes.md): the outer subshell waits
-# for the inner one whatever it does with SIGINT; bash decides like an interactive
-# shell by itself; the others end the inner subshell when the interrupted command died
-# of SIGINT (130; 258 in ksh93, which reports a signal N as 256+N) or no command
-# handled it (0).
-_INNER_INT = (
-    "case ${BASH_VERSION-} in (?*) ;; "
-    "(*) \\trap 'case $? in (0|130|258) \\exit 130;; esac' INT;; esac\n"
-)
-
-
-# ksh93 keeps job control on in a subshell: the inner subshell would get a process group
-# of its own that never has the terminal (stopped by SIGTTIN when it reads, never reached
-# by C-c or C-z). Off for the frame's own lines, the frame is one job (docs/run-outcomes.md).
-_KSH_NO_JOBS = "case ${KSH_VERSION-} in (?*) \\set +m;; esac\n"
-
-
-def _source(cmd: str) -> str:
-    """The inner subshell's last line: source the command. A ksh93 subshell whose last
-    command was killed by a signal kills itself with it, and the outer subshell then
-    prints a job line naming the frame: there the inner subshell exits explicitly. Other
-    shells run nothing after the command (a bash DEBUG trap restored by ``cmd`` would
-    see it)."""
-    return (
-        f"case ${{KSH_VERSION-}} in (?*) \\. {quote(cmd)}; \\exit $?;; "
-        f"(*) \\. {quote(cmd)};; esac\n"
-    )
-
-
-def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
-    d = str(frame.directory)
-    finish = (
-        '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
-        '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
-        f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
-        f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
-        "\\exit 0"
-    )
-    return (
-        f"_mxf=$-; _mxd={quote(d)}\n"
-        + _SAVE_TRAPS
-        + "\\set +euxv\n"
-        + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
-        + _KSH_NO_JOBS
-        + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
-        # No started file (the run was given up as not started): run nothing.
-        + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
-        + f"\\trap {quote(finish)} EXIT\n"
-        + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
-        + "(\n"
-        + "\\trap - EXIT INT TERM HUP QUIT\n"
-        + _INNER_INT
-        + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
-        + "\\unset _mxf _mxd _mxt _mxs\n"
-        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else _source(d + "/cmd"))
-        + ")\n"
-    )
-
 
 def _write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -224,14 +128,12 @@ def prepare(
     os.chmod(directory, 0o700)
     frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory, fish=fish)
     try:
-        traps = quote(str(directory / "traps"))
-        # On the command's first line, so that its line numbers stay the command's own.
-        body = command if fish else f"if \\test -f {traps}; then \\. {traps}; fi; " + command
-        body = body if body.endswith("\n") else body + "\n"
-        _write_private(directory / "cmd", body)
-        _write_private(directory / "frame", _frame_text(frame, tmux_binary, socket_path))
-        _write_private(directory / "run", _run_text(frame, suppress_history))
+        body = command_head(frame) + command
+        _write_private(directory / "cmd", body if body.endswith("\n") else body + "\n")
+        _write_private(directory / "frame", frame_text(frame, tmux_binary, socket_path))
+        _write_private(directory / "run", run_text(directory, suppress_history))
     except BaseException:
         frame.remove()
         raise
     return frame
+
