@@ -1,7 +1,8 @@
 """The local frame's private files (docs/runs-and-waits.md): what is written and typed.
 
 The command is never typed. It goes to a private 0600 file ``cmd`` in a private 0700
-directory, beside the frame ``run``; the pane's shell is sent one short line that sources the frame
+directory named after the muxport process that owns it (host/owners.py), beside the
+frame ``run``; the pane's shell is sent one short line that sources the frame
 (`` \\. '/tmp/mxr-…/run'`` plus Enter). The text of the files is in frames/local_text.py.
 The frame, all of it inside a subshell so that nothing it does outlives it:
 
@@ -14,6 +15,9 @@ The frame, all of it inside a subshell so that nothing it does outlives it:
 4. sources ``cmd`` in an inner subshell with the traps reset and ``-e``/``-u``
    re-applied when the pane's shell had them, so ``cd``, ``export``, ``exit 3`` do not
    reach the pane.
+
+``channel`` names the run's tmux socket and ``wait-for`` channel, so that a muxport
+starting after this one was killed can wake the run's waiter (run/cleanup.py).
 
 The nonce (128 bits) is only in the files, never on the typed line, so the echo of the
 typed line can never look like a marker, however the line editor wraps or redraws it.
@@ -40,7 +44,9 @@ from pathlib import Path
 
 from muxport_execute.frames.base import Extracted, extract, quote
 from muxport_execute.frames.local_text import Layout, command_head, frame_text, run_text
+from muxport_execute.host.owners import directory_prefix
 
+CHANNEL = "channel"  # the run's tmux socket and wait-for channel, for a cleanup after a crash
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
 
 
@@ -124,10 +130,12 @@ def prepare(
     (cd, set -x, exit end with it); the user's POSIX traps do not apply there, so
     ``cmd`` is the command alone."""
     nonce = secrets.token_hex(16)
-    directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=base_dir()))
+    # named after this process (host/owners.py): what a crash leaves can be told apart
+    directory = Path(tempfile.mkdtemp(prefix=directory_prefix(), dir=base_dir()))
     os.chmod(directory, 0o700)
     frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory, fish=fish)
     try:
+        _write_private(directory / CHANNEL, f"{socket_path}\n{frame.channel}\n")
         body = command_head(frame) + command
         _write_private(directory / "cmd", body if body.endswith("\n") else body + "\n")
         _write_private(directory / "frame", frame_text(frame, tmux_binary, socket_path))
@@ -137,3 +145,15 @@ def prepare(
         raise
     return frame
 
+
+def waiting_channel(directory: Path, socket_path: str) -> str | None:
+    """The ``wait-for`` channel on ``socket_path``'s server that a run's waiter may still
+    wait on: the run's frame never wrote its status, so it never signalled (None: it did,
+    or the run was another server's)."""
+    if (directory / "status").exists():
+        return None
+    try:
+        served, channel = (directory / CHANNEL).read_text(encoding="utf-8").splitlines()[:2]
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return channel if served == socket_path and channel.startswith("muxport-run-") else None

@@ -1,0 +1,61 @@
+"""Who owns a run's private state (issue 21): the names, the owner's liveness, the pipe's
+command line. No tmux here."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from muxport_execute.frames.local_files import prepare, waiting_channel
+from muxport_execute.host import owners
+from muxport_execute.pane import raw_bytes
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def dead_pid() -> int:
+    """The pid of a process that ran and was reaped."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_a_private_directory_is_named_after_its_owner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    frame = prepare("echo hi", "/usr/bin/tmux", "/tmp/sock", False, False)
+    try:
+        assert frame.directory.parent == tmp_path
+        assert owners.owner_of(frame.directory.name) == owners.me()
+        assert waiting_channel(frame.directory, "/tmp/sock") == frame.channel
+        assert waiting_channel(frame.directory, "/tmp/other") is None  # another server's
+        (frame.directory / "status").write_text("0\n")
+        assert waiting_channel(frame.directory, "/tmp/sock") is None  # it signalled
+    finally:
+        frame.remove()
+
+
+def test_only_a_provably_dead_owner_is_dead() -> None:
+    me = owners.me()
+    assert me is not None  # Linux /proc, as here and in CI
+    assert not owners.is_dead(me)
+    assert owners.is_dead(owners.Owner(me.pid, me.start + 1, me.scope))  # the pid reused
+    assert owners.is_dead(owners.Owner(dead_pid(), me.start, me.scope))
+    # another boot or pid namespace: its pids mean nothing here, so nothing is judged
+    assert not owners.is_dead(owners.Owner(dead_pid(), me.start, "0" * 8))
+    assert owners.owner_of("mxr-k3j4h5g6") is None  # an older muxport's: never judged
+    assert owners.owner_of("mxr-lab3kd9_x") is None  # a test's TMPDIR (tests/reliability)
+    assert owners.owner_of(f"mxr-{me.key}-ab_c1234") == me
+
+
+def test_a_pipe_names_its_pane_and_directory() -> None:
+    directory = Path(f"/tmp/{owners.directory_prefix()}abcd1234")
+    command = raw_bytes.open_pipe("%12", directory)[-1]
+    dd = command.split('"')[1].removeprefix("exec ").replace("'", "").split()
+    assert raw_bytes.pipe_of(dd) == (directory, "%12")
+    assert raw_bytes.pipe_of(["/bin/dd", *dd[1:]]) == (directory, "%12")
+    assert raw_bytes.pipe_of(["cat", *dd[1:]]) is None
+    assert raw_bytes.pipe_of(["dd", "of=/tmp/mine/raw.3"]) is None  # not a private directory
+    assert raw_bytes.pipe_of([]) is None
