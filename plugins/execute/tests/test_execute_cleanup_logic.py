@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from muxport_execute.frames.local_files import prepare, waiting_channel
+from muxport_execute.frames.local_files import Frame, prepare, waiting_channel
+from muxport_execute.frames.local_text import command_head
 from muxport_execute.host import owners
 from muxport_execute.pane import raw_bytes
 
@@ -59,3 +60,17 @@ def test_a_pipe_names_its_pane_and_directory() -> None:
     assert raw_bytes.pipe_of(["cat", *dd[1:]]) is None
     assert raw_bytes.pipe_of(["dd", "of=/tmp/mine/raw.3"]) is None  # not a private directory
     assert raw_bytes.pipe_of([]) is None
+
+
+def test_the_command_file_says_when_the_shell_opened_it(tmp_path: Path) -> None:
+    frame = Frame(nonce="a" * 32, channel="c", directory=tmp_path)
+    posix = command_head(frame) + "echo hi\n"
+    assert posix.splitlines() == [posix.rstrip("\n")]  # one line: the command's numbers kept
+    assert posix.endswith("; echo hi\n") and f"'{tmp_path}/read'" in posix
+    fish = Frame(nonce="a" * 32, channel="c", directory=tmp_path, fish=True)
+    assert command_head(fish) == f"true >'{tmp_path}/read' 2>/dev/null; "
+    (tmp_path / "cmd").write_text(posix)
+    assert not frame.drop_command() and (tmp_path / "cmd").exists()  # not opened yet
+    (tmp_path / "read").write_text("")
+    assert frame.drop_command() and not (tmp_path / "cmd").exists()
+    assert frame.drop_command()  # once gone, it stays gone

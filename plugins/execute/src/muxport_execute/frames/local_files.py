@@ -14,7 +14,8 @@ The frame, all of it inside a subshell so that nothing it does outlives it:
 3. prints the start marker ``<nonce>:s``;
 4. sources ``cmd`` in an inner subshell with the traps reset and ``-e``/``-u``
    re-applied when the pane's shell had them, so ``cd``, ``export``, ``exit 3`` do not
-   reach the pane.
+   reach the pane. ``cmd``'s first line writes ``read``: the shell has opened it, and
+   the command text is removed (``Frame.drop_command``, from the run's follow).
 
 ``channel`` names the run's tmux socket and ``wait-for`` channel, so that a muxport
 starting after this one was killed can wake the run's waiter (run/cleanup.py).
@@ -109,6 +110,15 @@ class Frame(Layout):
         except OSError:
             return None
         return int(text) if text.isdigit() and int(text) < 256 else None
+
+    def drop_command(self) -> bool:
+        """Remove the command text once the shell has opened ``cmd`` (it reads from what
+        it opened); True when it is gone."""
+        if not (self.directory / "read").exists():
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.directory / "cmd")
+        return True
 
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -2,7 +2,9 @@
 
 The pane's shell sources ``run``, which runs ``frame`` in a subshell, which sources
 ``cmd`` (the command) in an inner subshell; docs/run-outcomes.md says why each line is
-there.
+there. ``cmd``'s first line, before the command's own, records that the shell has opened
+it (the file ``read``): from then on the path can go (the shell reads from what it
+opened), so the local follow removes the command text at once (frames/local_follow.py).
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ class Layout(Markers):
 
 def command_head(frame: Layout) -> str:
     """What ``cmd`` holds before the command, on the command's first line (so that its
-    line numbers stay its own): restore the user's traps (POSIX shells; fish runs the
-    command alone)."""
+    line numbers stay its own): record that the shell opened the file, then restore the
+    user's traps (POSIX shells; fish runs the command alone)."""
+    read = quote(str(frame.directory / "read"))
     if frame.fish:
-        return ""
+        return f"true >{read} 2>/dev/null; "
     traps = quote(str(frame.directory / "traps"))
-    return f"if \\test -f {traps}; then \\. {traps}; fi; "
+    return (
+        f"{{ \\printf '' >|{read}; }} 2>/dev/null || \\:; "
+        f"if \\test -f {traps}; then \\. {traps}; fi; "
+    )
 
 
 def _forget(directory: Path) -> str:
