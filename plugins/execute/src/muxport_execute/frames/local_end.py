@@ -52,6 +52,7 @@ class Watch:
     began: float = 0.0  # when the line was typed (anyio's clock)
     started: bool = False  # the frame has started (emitted)
     stopped: bool = False  # the frame's process is stopped (emitted)
+    dropped: bool = False  # the command text is removed (the shell opened cmd)
 
     @property
     def shell_pid(self) -> int | None:

@@ -15,6 +15,9 @@ monitor looks at the pane and the frame's process, quickly at first:
 - the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
 - a status file without a signal (the frame's tmux client failed): the run ended.
 
+Once the frame has started and its shell has opened ``cmd``, a look removes the command
+text (``Frame.drop_command``): it is on the disk only while the shell has not read it.
+
 A fault in here (tmux failing or missing, ``OSError``, a full disk) is raised to the
 run's driver, which ends the run with outcome ``error``; it never reaches the server.
 """
@@ -65,6 +68,8 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
             return False
         w.started = True
         emit("started")
+    if not w.dropped:  # the shell has opened cmd: the command text goes (local_files.py)
+        w.dropped = w.frame.drop_command()
     if w.frame.has_ended():
         return True
     job = w.job()

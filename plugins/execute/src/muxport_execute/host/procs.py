@@ -88,6 +88,16 @@ def command_name(pid: int) -> str:
         return ""
 
 
+def command_line(pid: int) -> list[str]:
+    """The arguments ``pid`` was started with (empty: gone, or unreadable)."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as file:
+            words = file.read().split(b"\0")
+    except (OSError, ValueError):
+        return []
+    return [word.decode("utf-8", "surrogateescape") for word in words[:-1]]
+
+
 def local_modes(tty: str) -> int | None:
     """The terminal ``tty``'s termios local modes (``c_lflag``), None when unreadable.
     Opened without becoming its controlling terminal, and never read or written."""
