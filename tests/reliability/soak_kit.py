@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from muxport.testing import ShellPane, TmuxServer, eventually
+from muxport.testing import HOSTILE_PATTERNS, ShellPane, TmuxServer, eventually
 from muxport.testing.clients import MCPError, stdio_client
 from reliability_kit import children_named, threads_and_fds
 from soak_faults import Faults
@@ -24,6 +24,7 @@ from soak_watch import alive, answers, holders, rss
 LAUNCHERS = 4
 SHELLS = ("bash", "zsh", "dash")
 SIGNAL_TRIES = 40
+HOSTILE = list(HOSTILE_PATTERNS.values())  # the costliest client patterns
 CALL_LIMIT = 60.0  # seconds: a call that hangs is an error, not a hung soak
 TOOLSETS = "inspect,manage,execute,teardown"
 # New sessions (create_session) start a bare shell, not the user's own rc files.
@@ -146,6 +147,19 @@ class Soak:
             self.expect(out is None or out["count"] >= len(self.panes), "list_sessions", out)
             out = await self.call(me, "search_panes", {"pattern": "$ "})
             self.expect(out is None or out["count"] >= 1, "search_panes", out)
+            if me == 0 and i % 4 == 0:  # a hostile pattern now and then, beside the rest
+                await self.hostile(me, HOSTILE[(i // 4) % len(HOSTILE)])
+
+    async def hostile(self, me: int, pattern: str) -> None:
+        """A costly client pattern answers (a result, or refused as too costly)."""
+        self.report.calls["search_panes"] += 1
+        with anyio.fail_after(CALL_LIMIT):
+            result = await self.clients[me].call_tool(
+                "search_panes", {"pattern": pattern, "regex": True})
+        code = (result.meta or {}).get("error_code") if result.is_error else None
+        if code not in (None, "pattern_too_costly") and not (
+                self.faults is not None and self.faults.expected(code)):
+            self.report.errors.append(f"hostile pattern: {code} {result.content}")
 
     async def churn(self, me: int) -> None:
         """Sessions and windows made and killed: session-created, session-window-changed,

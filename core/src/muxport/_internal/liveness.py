@@ -20,6 +20,7 @@ from muxport._internal.invoke import DEADLINE
 PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
 PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
 STALLED_DEADLINE = 1.0
+EXITING = 1.0  # seconds an exiting server may run on, its socket gone (its clients leave)
 
 
 class Liveness:
@@ -35,17 +36,19 @@ class Liveness:
         self.server_pid: int | None = None  # the served server's process, once read
         self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
-    def check_moved(self) -> None:
+    async def check_moved(self) -> None:
         """After a "no server" answer: raise ``socket_missing`` when the socket file is gone
-        but the server's process still runs (a blocking stat and a /proc read, both tiny)."""
+        but the server's process still runs. A server that is exiting removes its socket a
+        moment before its process ends: it must still run ``EXITING`` seconds later."""
         pid = self.server_pid
-        if pid is None or os.path.exists(self.socket_path):
+        if pid is None or self._present():
             return
-        try:
-            comm = Path(f"/proc/{pid}/comm").read_text().strip()
-        except OSError:
-            return
-        if comm.startswith("tmux"):
+        deadline = anyio.current_time() + EXITING
+        while anyio.current_time() < deadline:
+            if not self._running(pid):
+                return  # it exited: gone, as tmux says
+            await anyio.sleep(0.01)
+        if not self._present() and self._listening(pid):
             raise SocketMissing(
                 f"the tmux server (pid {pid}) still runs, but its socket {self.socket_path} "
                 "is gone (moved or deleted), so nothing can reach it; `kill -USR1 "
@@ -85,6 +88,36 @@ class Liveness:
         for scope in self._in_flight:
             scope.deadline = min(scope.deadline, cut)
         return self.unresponsive()
+
+    def _present(self) -> bool:
+        """The socket file is there, or its whole directory is gone (a server torn down
+        with its directory, as a test kit or a cleanup does, not a socket moved away)."""
+        path = self.socket_path  # a stat or two: never long
+        return os.path.exists(path) or not os.path.isdir(os.path.dirname(path) or ".")
+
+    def _listening(self, pid: int) -> bool:
+        """The server still listens on the socket it bound at this path (``/proc/net/unix``
+        keeps the path it was bound to): an exiting server has closed it, a moved one not."""
+        try:
+            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+            table = Path("/proc/net/unix").read_text().splitlines()[1:]
+        except OSError:
+            return False
+        for row in table:  # Num RefCount Protocol Flags Type St Inode Path
+            fields = row.split()
+            if len(fields) == 8 and fields[7] == self.socket_path and int(fields[3], 16) & 0x10000:
+                if f"socket:[{fields[6]}]" in inodes:
+                    return True
+        return False
+
+    @staticmethod
+    def _running(pid: int) -> bool:
+        """The process runs and is tmux (not a zombie: killed, not yet reaped)."""
+        try:  # "pid (comm) state ..."
+            comm, _, rest = Path(f"/proc/{pid}/stat").read_text().partition(") ")
+        except OSError:
+            return False
+        return "(tmux" in comm and rest[:1] not in ("Z", "X", "")
 
     async def stall_seen(self) -> None:
         await self._stall_seen.wait()

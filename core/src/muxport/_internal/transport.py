@@ -84,7 +84,7 @@ class Transport:
     ) -> TmuxResult:
         # every invocation (run, read, batched sends, hook checks) reaches tmux here; none
         # while the socket is moved away, where a forked tmux would start a second server
-        self.liveness.check_moved()
+        await self.liveness.check_moved()
         done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start)
         result = TmuxResult(
             done.returncode,
@@ -92,7 +92,7 @@ class Transport:
             done.stderr.decode("utf-8", "replace"),
         )
         if result.returncode and facts.classify(result.stderr) == "gone":
-            self.liveness.check_moved()  # moved meanwhile: an unreachable server, not a dead one
+            await self.liveness.check_moved()  # moved meanwhile: unreachable, not dead
         return result
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
