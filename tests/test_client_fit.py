@@ -5,74 +5,26 @@ templates, and no internal document names in anything a client receives."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 from muxport._internal.schemas import problems
-from muxport.testing import JsonLines
-from muxport.testing.clients import launcher
 
-from tests.conftest import FIRST_PARTY, clean_env
+from tests.wire_kit import TIMEOUT, Wire, initialized
 
 # issue 12's 70,000, plus 3 bytes in each of the 39 id patterns: since issue 21 an id's
 # pattern refuses the leading zeros tmux would read away (^%(0|[1-9]\d*)$, not ^%[0-9]{1,9}$)
 WIRE_LIMIT = 70_000 + 39 * 3
 MODEL_LIMIT = 26_000
 LEAKS = ("TOOLS.md", "DESIGN")
-TIMEOUT = 30.0  # seconds for one answer line (a loaded machine)
-
-
-class Wire:
-    """The launcher as a subprocess spoken to in raw JSON-RPC lines, so that sizes are
-    the bytes on the wire, not a client's re-encoding."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [launcher()], env=clean_env(env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.next_id = 0
-        assert self.process.stdout is not None
-        self.lines = JsonLines(self.process.stdout)
-        self.raw = self.lines.raw  # every line received, for the leak check
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> tuple[int, Any]:
-        """Send one request; return (bytes of its answer line, the decoded message)."""
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        answer = self.lines.answer(self.next_id, TIMEOUT)
-        return len(self.raw[-1]), answer
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        self.process.stdin.flush()
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=20)
 
 
 @pytest.fixture
 def wire(tmux_server: Any) -> Iterator[Wire]:
-    session = Wire({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
-                    "LIBTMUX_TOOLSETS": ",".join(FIRST_PARTY)})
-    try:
-        session.request("initialize", {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "client-fit-test", "version": "0"},
-        })
-        session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    with initialized(tmux_server) as session:
         yield session
-    finally:
-        session.close()
 
 
 def model_visible(tool: dict[str, Any]) -> int:
@@ -106,16 +58,23 @@ def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     report = json.loads(read["result"]["contents"][0]["text"])
     rows = {row["name"]: row for row in report["tools"]}
     for name, hint in hints.items():
-        kind = rows[name]["kind"]
+        kind, reach = rows[name]["kind"], rows[name]["process_reach"]
         # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
         read_only = kind == "read" and name != "wait_for_run"
         assert hint["readOnlyHint"] is read_only, name
-        assert hint["openWorldHint"] is (kind == "execute"), name
+        hands_input = reach in ("pane-input", "pane-command")
+        assert hint["openWorldHint"] is hands_input, name
         if read_only:
             assert hint["idempotentHint"] is True, name
         amplifies = rows[name]["amplifies_future_input"]
+        deletes = kind == "delete" or "delete" in rows[name]["tmux_effects"]
         if not read_only:
-            assert hint["destructiveHint"] is (kind in ("execute", "delete") or amplifies), name
+            assert hint["destructiveHint"] is (deletes or hands_input or amplifies), name
+    for adds in ("create_session", "create_window", "split_window"):  # they only add
+        assert hints[adds]["destructiveHint"] is False, adds
+        assert hints[adds]["openWorldHint"] is False, adds
+    assert hints["respawn_pane"]["destructiveHint"] is True  # it replaces the pane's process
+    assert hints["wait_for_run"]["destructiveHint"] is False
     assert rows["wait_for_run"]["kind"] == "read" and rows["run_shell_command"]["kind"] == "execute"
     assert {rows[n]["toolset"] for n in rows if rows[n]["kind"] == "delete"} == {"teardown"}
     assert hints["run_shell_command"]["openWorldHint"] is True
@@ -226,3 +185,36 @@ def test_waits_report_progress_against_their_effective_timeout(wire: Wire) -> No
     assert notes and all(n["total"] == 2.5 for n in notes)
     assert notes[0]["message"].startswith("waiting for channel fit-progress: ")
     assert all(" s of 2.5 s" in n["message"] for n in notes)
+
+
+def test_schema_bounds_are_the_caps(wire: Wire, tmux_server: Any) -> None:
+    """A client validating by the schema and the server agree: every timeout's maximum is
+    the wait ceiling, every max_lines' maximum the line cap, and past them both refuse."""
+    _, answer = wire.request("tools/list")
+    tools = {t["name"]: t for t in answer["result"]["tools"]}
+    bounded = {key: {name for name, t in tools.items() if key in t["inputSchema"]["properties"]}
+               for key in ("timeout", "max_lines")}
+    assert {"run_shell_command", "wait_for_run", "wait_for_text", "wait_for_channel"} <= (
+        bounded["timeout"])
+    for name in bounded["timeout"]:
+        assert tools[name]["inputSchema"]["properties"]["timeout"]["maximum"] == 120, name
+    for name in bounded["max_lines"]:
+        assert tools[name]["inputSchema"]["properties"]["max_lines"]["maximum"] == 5000, name
+    validator = jsonschema.Draft202012Validator(tools["wait_for_channel"]["inputSchema"])
+    assert not validator.is_valid({"channel": "c", "timeout": 121})
+    _, over = wire.request("tools/call", {"name": "wait_for_channel",
+                                          "arguments": {"channel": "c", "timeout": 121}})
+    text = over["result"]["content"][0]["text"]
+    assert over["result"]["isError"] and "timeout: at most 120 seconds" in text
+    assert "LIBTMUX_MCP_WAIT_MAX_SECONDS" in text
+    raised = Wire({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                   "LIBTMUX_MCP_WAIT_MAX_SECONDS": "300"})
+    try:
+        raised.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                      "clientInfo": {"name": "bounds", "version": "0"}})
+        _, listed = raised.request("tools/list")
+    finally:
+        raised.close()
+    ceilings = {t["inputSchema"]["properties"]["timeout"]["maximum"]
+                for t in listed["result"]["tools"] if "timeout" in t["inputSchema"]["properties"]}
+    assert ceilings == {300}

@@ -514,6 +514,19 @@ def threads_and_fds(pid: int) -> tuple[int, int]:
     return threads, len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def unsendable(value: Any) -> bool:
+    """Whether arguments hold a string the server refuses as invalid params (-32602, before
+    any tool runs): a NUL character, or a lone surrogate (docs/reliability.md)."""
+    return any("\x00" in s or any("\ud800" <= c <= "\udfff" for c in s)
+               for s in strings_in(value))
+
+
+def refused_as_params(exc: Exception, arguments: Any) -> bool:
+    """A JSON-RPC error that is the documented refusal of an unsendable string."""
+    return getattr(exc, "code", None) == -32602 and unsendable(arguments) and (
+        "holds a NUL character" in str(exc) or "holds a lone surrogate" in str(exc))
+
+
 def error_code(result: Any) -> str | None:
     meta = getattr(result, "meta", None) or {}
     code = meta.get("error_code")
@@ -651,19 +664,22 @@ class RawLauncher:
         )
         answer = self.read(ident)
         assert "result" in answer, answer
+        # stderr is no terminal: the startup line follows the answer as a log message
+        greeting = self.lines.message()
+        assert greeting["method"] == "notifications/message", greeting
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> int:
         return self.request("tools/call", {"name": tool, "arguments": dict(arguments)})
 
-    def close(self) -> int | None:
-        """EOF on stdin; the exit status (None if still running after 1 s)."""
+    def close(self, within: float = 1.0) -> int | None:
+        """EOF on stdin; the exit status (None if still running after ``within`` seconds)."""
         import subprocess
 
         assert self.process.stdin is not None
         self.process.stdin.close()
         try:
-            return self.process.wait(timeout=1.0)
+            return self.process.wait(timeout=within)
         except subprocess.TimeoutExpired:
             return None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
+from muxport._internal.shutdown import CUT, GRACE
 from muxport.testing import TmuxServer, eventually
 from reliability_kit import (
     STATS,
@@ -185,16 +186,20 @@ async def test_eof_mid_wait_exits_cleanly(tmux_server, shell_pane, sandbox, all_
         raw.initialize()
         assert len(raw.read(raw.request("tools/list", {}))["result"]["tools"]) > 0
         calls = wait_calls(pane.pane_id)
-        raw.call(*calls["wait_for_text"])
-        raw.call(*calls["wait_for_channel"])
-        raw.call("run_shell_command", {"pane_id": other.pane_id, "command": SLEEPER, "timeout": 30})
+        waits = [raw.call(*calls["wait_for_text"]), raw.call(*calls["wait_for_channel"]),
+                 raw.call("run_shell_command",
+                          {"pane_id": other.pane_id, "command": SLEEPER, "timeout": 30})]
         await eventually(lambda: tmux_server.connections() >= 3, every=0.01)  # forked or socket
         await eventually((sandbox / f"started-{other.pane_id}").exists, every=0.01)
         started = time.monotonic()
-        status = raw.close()
+        status = raw.close(within=GRACE + 3)
         STATS.faults += 1
-        assert status == 0, f"exit status {status} after EOF (None: still running after 1 s)"
-        assert time.monotonic() - started < 1.0
+        assert status == 0, f"exit status {status} after EOF (None: still running)"
+        # every wait was answered, cut short after the grace, before the exit
+        assert time.monotonic() - started < GRACE + 2 * CUT + 1.0
+        for answer in raw.lines.answers(waits, timeout=1):
+            result = answer["result"]["structuredContent"]
+            assert result["outcome"] == "timed_out" and result["note"].startswith("cut short")
         assert tmux_server.clients() == []
         assert tmux_server.buffers() == []
         assert processes_using(tmux_server.socket_path, except_pid=server_pid) == []

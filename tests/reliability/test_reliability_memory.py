@@ -32,7 +32,8 @@ def test_unread_answers_keep_memory_bounded(tmux_server, shell_pane, sandbox):
     pane = shell_pane("bash", width=120)
     pane.run("python3 -c \"[print(str(i).rjust(99, 'x')) for i in range(2100)]\"")
     raw = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
-                       "LIBTMUX_TOOLSETS": "inspect"})
+                       "LIBTMUX_TOOLSETS": "inspect",
+                       "MUXPORT_MAX_ANSWER_BYTES": "1000000"})  # answers as large as allowed
     try:
         raw.initialize()
         args = {"pane_id": pane.pane_id, "history": True, "max_lines": 5000}

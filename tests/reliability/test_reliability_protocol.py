@@ -39,6 +39,7 @@ BAD_FRAMES = [
     (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}\n', -32600),
     (b'{"jsonrpc": "1.0", "id": 7, "method": "tools/list"}\n', -32600),
     (b'{"jsonrpc": "2.0", "id": 8}\n', -32600),
+    (b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "tools/list"}\n', -32600),  # no echo
 ]
 
 
@@ -87,3 +88,62 @@ def test_over_long_line_is_refused_with_its_id(raw):
     STATS.protocol_cases += 1
     assert answer["error"]["code"] == -32600 and "over the limit" in answer["error"]["message"]
     assert raw.read(raw.call("list_sessions", {}))["result"]["structuredContent"]["count"] == 1
+
+
+INVALID_STRINGS = [
+    ("capture_pane", {"pane_id": "\ud800"}, "argument pane_id holds a lone surrogate (U+D800"),
+    ("wait_for_text", {"pane_id": "%0", "patterns": ["ok", "x\udfffy"]},
+     "argument patterns[1] holds a lone surrogate (U+DFFF at index 1)"),
+    ("call_read_tools_batch",
+     {"operations": [{"tool": "capture_pane", "arguments": {"pane_id": "%0\ud83d"}}]},
+     "argument operations[0].arguments.pane_id holds a lone surrogate"),
+    ("search_panes", {"pattern": "a\x00b"}, "argument pattern holds a NUL character"),
+    ("list_panes", {"\ud800": 1}, "a name holds a lone surrogate"),
+]
+
+
+def test_invalid_strings_are_invalid_params_naming_the_argument(
+    tmux_server, shell_pane, sandbox
+):
+    shell_pane("bash")
+    errors = sandbox / "stderr.txt"
+    raw = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                       "LIBTMUX_TOOLSETS": "inspect"}, stderr=errors)
+    try:
+        raw.initialize()
+        for name, arguments, said in INVALID_STRINGS:
+            answer = raw.read(raw.call(name, arguments))  # json.dumps escapes them as \uXXXX
+            STATS.protocol_cases += 1
+            assert answer["error"]["code"] == -32602, (name, answer)
+            assert said in answer["error"]["message"], answer["error"]["message"]
+            assert f"(tool {name})" in answer["error"]["message"]
+        weird = raw.read(raw.request("resources/read", {"uri": "tmux://\udc80"}))
+        assert weird["error"]["code"] == -32602 and "params.uri" in weird["error"]["message"]
+        ok = raw.read(raw.call("list_sessions", {}))  # a pair is fine: it is one character
+        assert ok["result"]["structuredContent"]["count"] == 1
+        emoji = raw.read(raw.call("search_panes", {"pattern": "\ud83d\ude00"}))
+        assert not emoji["result"].get("isError"), emoji
+    finally:
+        raw.kill()
+    assert "Traceback" not in errors.read_text()
+
+
+def test_a_request_before_initialize_names_the_handshake(tmux_server, shell_pane, sandbox):
+    shell_pane("bash")
+    raw = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                       "LIBTMUX_TOOLSETS": "inspect"})
+    try:
+        for method, params in (("tools/call", {"name": "list_sessions", "arguments": {}}),
+                               ("tools/list", {})):
+            early = raw.read(raw.request(method, params), timeout=30)
+            STATS.protocol_cases += 1
+            assert early["error"]["code"] == -32602, early
+            message = early["error"]["message"]
+            assert f"{method} came before initialize" in message
+            assert "send initialize first, then notifications/initialized" in message
+        assert "result" in raw.read(raw.request("ping", {}))  # ping needs no handshake
+        raw.initialize()
+        ok = raw.read(raw.call("list_sessions", {}))
+        assert ok["result"]["structuredContent"]["count"] == 1
+    finally:
+        raw.kill()

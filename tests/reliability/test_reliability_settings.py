@@ -19,6 +19,7 @@ BAD = [
     ("MUXPORT_MAX_CALLS", "0", "an integer from 1"),
     ("MUXPORT_MAX_PENDING_BYTES", "lots", "an integer from"),
     ("MUXPORT_MAX_REQUEST_BYTES", "-1", "an integer from"),
+    ("MUXPORT_MAX_ANSWER_BYTES", "100", "an integer from 8000"),
     ("LIBTMUX_TOOLSETS", "inspect,,manage", "LIBTMUX_TOOLSETS"),
 ]
 

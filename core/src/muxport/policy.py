@@ -1,11 +1,13 @@
 """The core's policy helpers a tool calls (docs/plugin-contract.md, "muxport.policy"):
 where input may go, how a client's pattern is compiled and searched, and how much a read
-or a wait may take.
+or a wait may take (and how large its answer may be).
 """
 
+from muxport._internal.answers import AnswerBudget, answer_budget
 from muxport._internal.budgets import (
     MAX_CHARS,
     MAX_LINES,
+    Bounded,
     clamp_lines,
     effective_timeout,
     keep_newest,
@@ -17,10 +19,13 @@ from muxport._internal.regex_work import compile_user_regex, match_off_loop
 __all__ = [
     "MAX_CHARS",
     "MAX_LINES",
+    "AnswerBudget",
+    "Bounded",
     "Cohort",
     "Compiled",
     "MatchBudget",
     "PatternTooCostly",
+    "answer_budget",
     "check_input",
     "clamp_lines",
     "compile_user_regex",

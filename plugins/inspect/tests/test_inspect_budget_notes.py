@@ -14,7 +14,8 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def note(lines: list[str], max_lines: int | None) -> Any:
-    return bounded(SimpleNamespace(lines=lines), max_lines)  # type: ignore[arg-type]
+    args = SimpleNamespace(max_lines=max_lines, skip=0, history=False)
+    return bounded(SimpleNamespace(lines=lines), args)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("max_lines", [None, 200, MAX_LINES])

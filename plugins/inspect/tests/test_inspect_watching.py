@@ -306,12 +306,17 @@ async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane)
     pane = shell_pane("dash")
     async with mcp_client(toolsets=["inspect"]) as (client, _app):
         since = ok(await client.call_tool(
-            "capture_since", {"pane_id": pane.pane_id, "max_lines": 99_999}
+            "capture_since", {"pane_id": pane.pane_id, "max_lines": 5000}
         ))
+        over = await client.call_tool(  # the schema's maximum is the cap: refused, not clamped
+            "capture_since", {"pane_id": pane.pane_id, "max_lines": 5001}
+        )
         waited = ok(await client.call_tool(
             "wait_for_text", {"pane_id": pane.pane_id, "timeout": 0, "cursor": since["cursor"]}
         ))
-    assert since["max_lines"] == 5000 and "clamped to 5000" in since["note"]
+    assert since["max_lines"] == 5000 and "clamped" not in since["note"]
+    assert over.is_error and "max_lines: Input should be less than or equal to 5000" in (
+        over.content[0].text)
     assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200
 
 

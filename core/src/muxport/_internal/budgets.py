@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic_core import core_schema
+
+from muxport._internal.answers import answer_budget
 
 DEFAULT_LINES = 200
 MAX_LINES = 5000
@@ -44,6 +51,31 @@ def wait_ceiling() -> float:
     return _ceiling[0]
 
 
+class Ceiling:
+    """The wait ceiling as a ``timeout``'s bound: the schema's ``maximum`` (read when the
+    schema is made, at startup) and the check, so a client validating by the schema and the
+    server refuse the same values (docs/runs-and-waits.md)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> Any:
+        result = handler(schema)
+        ceiling = wait_ceiling()
+        result["maximum"] = int(ceiling) if ceiling.is_integer() else ceiling
+        return result
+
+    @staticmethod
+    def check(seconds: float) -> float:
+        if seconds > wait_ceiling():
+            raise ValueError(
+                f"at most {wait_ceiling():g} seconds (the wait ceiling; "
+                f"LIBTMUX_MCP_WAIT_MAX_SECONDS raises it up to {WAIT_CEILING_LIMIT:g}); to wait "
+                "longer, call again when this wait times out"
+            )
+        return seconds
+
+
 def effective_timeout(requested: float | None) -> float:
     """The wait actually granted: default 30 s, clamped to (0, ceiling]."""
     if requested is None:
@@ -53,19 +85,45 @@ def effective_timeout(requested: float | None) -> float:
 
 @dataclass(frozen=True)
 class Bounded:
-    """Lines kept after the budgets, newest last."""
+    """Lines kept after the budgets, newest last; ``answer_full``: the answer budget, not
+    the line or character budget, stopped them (the note names the budget)."""
 
     lines: list[str]
     truncated: bool
     lines_dropped: int
+    answer_full: bool = False
+
+
+def line_size(line: str) -> int:
+    """Bytes a line takes in an answer's text: its JSON string and a separator."""
+    return len(json.dumps(line, ensure_ascii=False).encode()) + 1
+
+
+def _tail(line: str, room: int) -> str:
+    """The longest tail of ``line`` whose JSON string fits ``room`` bytes."""
+    tail = line[-room:]
+    while tail and line_size(tail) > room:
+        tail = tail[max(1, len(tail) - len(tail) * room // line_size(tail)):]
+    return tail
 
 
 def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS) -> Bounded:
-    """Keep the newest lines within both budgets; one enormous line keeps its tail."""
+    """Keep the newest lines within the line and character budgets and what is left of the
+    call's answer budget (answers.py), which they spend; one enormous line keeps its tail."""
+    budget = answer_budget()
+    room_bytes = budget.left if budget is not None else None
     kept: list[str] = []
-    used = 0
+    used = spent = 0
+    full = False
     for line in reversed(lines[-max_lines:] if max_lines > 0 else []):
         room = max_chars - used
+        size = line_size(line) if room_bytes is not None else 0
+        if room_bytes is not None and spent + size > room_bytes:
+            full = True
+            if not kept and room_bytes > 2:
+                kept.append(_tail(line[-room:], room_bytes))
+                spent = room_bytes
+            break
         if room <= 0:
             break
         if len(line) > room:
@@ -75,7 +133,10 @@ def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS
             break
         kept.append(line)
         used += len(line) + 1
+        spent += size
+    if budget is not None:
+        budget.spend(spent)
     kept.reverse()
     dropped = len(lines) - len(kept)
     clipped = bool(kept) and len(kept[0]) < len(lines[len(lines) - len(kept)])
-    return Bounded(kept, truncated=dropped > 0 or clipped, lines_dropped=dropped)
+    return Bounded(kept, dropped > 0 or clipped, dropped, full and (dropped > 0 or clipped))

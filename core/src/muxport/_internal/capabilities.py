@@ -42,21 +42,32 @@ def is_read_only(spec: ToolSpec) -> bool:
     return spec.tmux_effects == ("observe",) and spec.process_reach == "none"
 
 
+# Reaches through which the model's own input reaches a process: whatever that process can
+# do (a shell: files, the network, other hosts) the tool can do. A configured process
+# (create_session, split_window) runs only what the configuration names.
+INPUT_REACH = ("pane-input", "pane-command", "host-command")
+
+
 def hints(spec: ToolSpec) -> dict[str, bool]:
     """The MCP hints, derived from the row (README "What the annotations promise"): from
-    what the tool declares (its kind, reach, effects, amplification), never its toolset."""
+    what the tool declares (its kind, reach, effects, amplification), never its toolset.
+
+    Destructive: it deletes (or is of kind delete), hands input to a process, or amplifies
+    future input; a tool that only adds (a new session, window or pane) is not. Open world:
+    it hands the model's input to a process."""
     read_only = is_read_only(spec)
+    hands_input = spec.process_reach in INPUT_REACH
     destructive = not read_only and (
-        spec.kind in ("execute", "delete")
+        spec.kind == "delete"
         or "delete" in spec.tmux_effects
-        or spec.process_reach != "none"
+        or hands_input
         or spec.amplifies_future_input
     )
     return {
         "readOnlyHint": read_only,
         "destructiveHint": destructive,
         "idempotentHint": read_only or spec.idempotent,
-        "openWorldHint": spec.process_reach != "none",
+        "openWorldHint": hands_input,
     }
 
 

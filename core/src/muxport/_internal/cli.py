@@ -41,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
     p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
     p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
+    p.add_argument("--verbose", action="store_true",
+                   help="serve: print the startup line on stderr even when it is not a "
+                   "terminal (otherwise it is an MCP log message after initialize)")
     p.add_argument("--assume", choices=["created", "existing"], default="created",
                    help="tools: which default to show (daemon created by this process or not)")
     return p
@@ -111,7 +114,7 @@ def use_pidfd_child_watcher() -> None:
     asyncio.set_child_watcher(watcher)
 
 
-async def serve(args: argparse.Namespace) -> None:
+async def serve(args: argparse.Namespace) -> int:
     use_pidfd_child_watcher()
     heap.fix_mmap_threshold()
     regex_work.prefer_the_loop()
@@ -121,20 +124,26 @@ async def serve(args: argparse.Namespace) -> None:
     environment.apply()
     started = await app.start(request, settings)
     conn = started.connection
-    print(
+    line = (
         f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
-        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}",
-        file=sys.stderr, flush=True,
+        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}"
     )
-    await started.server.serve_stdio(environment.limits)
+    # Clients log whatever a server writes to stderr as errors: the line goes there for a
+    # person at a terminal (or --verbose), otherwise to the client as an MCP log message.
+    shown = args.verbose or sys.stderr.isatty()
+    if shown:
+        print(line, file=sys.stderr, flush=True)
+    return await started.server.serve_stdio(environment.limits, None if shown else line)
 
 
 def exit_now(code: int) -> NoReturn:
-    """End the process once serving ended cleanly, skipping interpreter teardown.
+    """End the process once serving ended (EOF, or SIGINT/SIGTERM), skipping interpreter
+    teardown.
 
     By then every tmux client is reaped, every private file removed and the audit log
     closed; what is left (collecting ~100k objects, unloading modules) took 0.15 s of
-    CPU, which a loaded machine stretched past the 1 s EOF-to-exit budget.
+    CPU, which a loaded machine stretched past the 1 s EOF-to-exit budget. It also ends
+    the thread still blocked reading stdin after a signal (a read cannot be interrupted).
     """
     sys.stdout.flush()
     sys.stderr.flush()
@@ -152,8 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "doctor":
             anyio.run(doctor, args)
         else:
-            anyio.run(serve, args)
-            exit_now(0)
+            exit_now(anyio.run(serve, args))
     except StartupError as exc:
         print(f"muxport: {exc}", file=sys.stderr)
         return 2

@@ -21,11 +21,13 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
+from muxport._internal.answers import answering
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
 from muxport._internal.errors import StartupError
 from muxport._internal.hookguard import GUARDED, guarding
+from muxport._internal.shutdown import Shutdown
 from muxport._internal.tmuxclient import Tmux
 from muxport._internal.transport import Transport
 from muxport._internal.watch import Feeds
@@ -50,6 +52,7 @@ class Services:
     task_group: TaskGroup | None = None
     feeds: Feeds = field(default_factory=Feeds)
     toolboxes: dict[type[Toolbox], Toolbox] = field(default_factory=dict)
+    shutdown: Shutdown = field(default_factory=Shutdown)
 
     async def start(self) -> None:
         """Make and start, once, the toolbox of every callable tool that is a method.
@@ -98,6 +101,7 @@ class ToolContext:
     tool: str
     _services: Services
     _progress: ProgressSink = _no_progress
+    _cut_short: bool = field(default=False, init=False)  # a heartbeat ended its body at exit
 
     @property
     def tmux(self) -> Tmux:
@@ -108,6 +112,13 @@ class ToolContext:
     def caller(self) -> Caller:
         """Where muxport itself runs (inside a pane of this server, or not)."""
         return self._services.caller
+
+    @property
+    def closing(self) -> bool:
+        """Whether the client closed muxport's input: the server answers what it has read,
+        cuts the waits short after a grace, and exits (nothing started can be collected
+        later by an id of this server)."""
+        return self._services.shutdown.input_closed
 
     def is_selected(self, name: str) -> bool:
         """Whether ``name`` is callable on this server (listed, or granted to this tool)."""
@@ -138,9 +149,11 @@ class ToolContext:
             raise RuntimeError("no background task group: the server is not running")
 
         async def guarded() -> None:
-            # A fault inside background work ends that work, never the server.
+            # A fault inside background work ends that work, never the server; it answers
+            # nobody, so the budget of the call that started it is not its own.
             try:
-                await func()
+                with answering(None):
+                    await func()
             except Exception:
                 log.exception("background work of %s failed", self.tool)
 
@@ -170,8 +183,13 @@ class ToolContext:
 
         Each beat also checks that tmux still answers: a stopped server ends the wait with
         ``tmux_unresponsive`` (raised from this block) instead of holding it forever; a
-        stall noticed by any other call ends the wait at once, not at its next beat."""
+        stall noticed by any other call ends the wait at once, not at its next beat.
+
+        When the server ends (the grace after EOF is over) the body is cancelled and the
+        block exits normally, as a timeout would: the code after it answers with what the
+        wait saw (docs/plugin-contract.md, "Waits")."""
         start = time.monotonic()
+        cut = self._services.shutdown.cut
 
         async def beat() -> None:
             while True:
@@ -180,8 +198,14 @@ class ToolContext:
                 await self._services.tmux.responsive()
                 await self.wait_progress(what, total, time.monotonic() - start)
 
+        async def end() -> None:
+            await cut.wait()
+            self._cut_short = True
+            group.cancel_scope.cancel()
+
         async with anyio.create_task_group() as group:
             group.start_soon(beat)
+            group.start_soon(end)
             try:
                 yield
             finally:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+
+from muxport._internal.arguments import fields_at, unknown_hint
 
 Delivery = Literal["not_sent", "possibly_sent", "observed"]
 
@@ -56,8 +58,11 @@ class InvalidArgument(ToolError):
     code = "invalid_argument"
 
     @classmethod
-    def from_validation(cls, tool: str, error: ValidationError) -> InvalidArgument:
-        """The error for arguments of ``tool`` that its model refused, naming each fix."""
+    def from_validation(
+        cls, tool: str, error: ValidationError, model: type[BaseModel] | None = None
+    ) -> InvalidArgument:
+        """The error for arguments of ``tool`` that its ``model`` refused, naming each fix (an
+        unknown argument: the one meant, when the model is given)."""
         parts = []
         for item in error.errors()[:5]:
             where = ".".join(str(p) for p in item["loc"]) or "arguments"
@@ -68,7 +73,7 @@ class InvalidArgument(ToolError):
             elif item["type"] == "missing":
                 message = "required: pass it"
             elif item["type"] == "extra_forbidden":
-                message = "unknown argument: remove it"
+                message = unknown_hint(last, fields_at(model, item["loc"][:-1]))
             parts.append(f"{where}: {message}")
         return cls(
             f"invalid arguments for {tool}: " + "; ".join(parts) + " (see the tool's inputSchema)"

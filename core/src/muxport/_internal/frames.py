@@ -15,7 +15,11 @@ from typing import Any
 import mcp.types as types
 from pydantic import ValidationError
 
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+from muxport._internal.arguments import bad_string
+
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+# methods that need the session: refused, naming the handshake, before initialize
+GATED = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 HEAD = 4096  # bytes of an over-long line kept to find its id
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 
@@ -60,6 +64,8 @@ class Frames:
         self.buffer = bytearray()
         self.dropping: bytes | None = None  # the head of the over-long line being dropped
         self.dropped = 0
+        self.opened = False  # initialize (or notifications/initialized) was read
+        self.initialize_key: object = None  # the key of the initialize request's id
 
     @staticmethod
     def key(ident: object) -> object:
@@ -115,20 +121,25 @@ class Frames:
             return invalid(known, '"jsonrpc" must be "2.0"')
         if "method" in data and "id" in data:
             return self._request(data, ident)
+        if data.get("method") == "notifications/initialized":
+            self.opened = True  # the SDK opens the session on it too, even without initialize
         if "method" in data or "result" in data or "error" in data:
             return self._other(data, known)
         return invalid(known, "neither a request, a notification nor a response")
 
     def _request(self, data: dict[str, Any], ident: object) -> Verdict:
-        if not valid_id(ident):
+        if not valid_id(ident) or bad_string(ident) is not None:
             return invalid(None, "the id must be a string or an integer (null is not allowed)")
         key = self.key(ident)
         if key in self.in_flight:
             return invalid(ident, f"id {ident!r} is already used by a request in flight; use a "
                            "new id")
-        params = data.get("params")
+        method, params = data.get("method"), data.get("params")
         name = params.get("name") if isinstance(params, dict) else None
-        if data.get("method") == "tools/call" and isinstance(params, dict):
+        refusal = self._before_handshake(method, params) or self._strings(method, params)
+        if refusal is not None:
+            return Verdict(reply=error(ident, INVALID_PARAMS, f"Invalid params: {refusal}"))
+        if method == "tools/call" and isinstance(params, dict):
             arguments = params.get("arguments")
             if arguments is not None and not isinstance(arguments, dict):
                 return Verdict(reply=tool_refusal(ident, (
@@ -138,7 +149,32 @@ class Frames:
         verdict = self._other(data, ident)
         if verdict.message is not None:
             self.in_flight[key] = isinstance(name, str) and self.is_quick(name)
+            if method == "initialize":
+                self.opened, self.initialize_key = True, key
         return verdict
+
+    def _before_handshake(self, method: object, params: object) -> str | None:
+        """Why a request that needs the session must wait for ``initialize`` (None: it need
+        not). A request in the 2026 envelope opens a session without a handshake."""
+        if self.opened or not isinstance(method, str) or not method.startswith(GATED):
+            return None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta:
+            return None
+        return (f"{method} came before initialize: this session has had no handshake yet; "
+                "send initialize first, then notifications/initialized, then the request")
+
+    @staticmethod
+    def _strings(method: object, params: object) -> str | None:
+        """A string in the request no answer could hold (a lone surrogate), or a tool argument
+        holding NUL, named by where it is."""
+        if method == "tools/call" and isinstance(params, dict):
+            found = bad_string(params.get("arguments"), "", nul=True)
+            if found is not None:
+                name = params.get("name")
+                return f"argument {found} (tool {name if isinstance(name, str) else '?'})"
+        found = bad_string(params, "params")
+        return found
 
     def _other(self, data: dict[str, Any], known: object) -> Verdict:
         try:

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
-from pydantic import ValidationError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
+from muxport._internal.answers import AnswerBudget, answer_bytes, answering, fit
+from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row
 from muxport._internal.context import Services, ToolContext
@@ -27,9 +30,10 @@ from muxport._internal.faults import tool_error_of
 from muxport._internal.hookguard import guarding
 from muxport._internal.instructions import INSTRUCTIONS
 from muxport._internal.settings import Limits
+from muxport._internal.shutdown import CUT_NOTE, EOF_CLOSE, SIGNAL_CLOSE, cut_short
 from muxport._internal.stdio import StdioLoop
 from muxport._internal.surface import Surface
-from muxport._internal.targets import answer_dict
+from muxport._internal.targets import Result, answer_dict
 
 log = logging.getLogger("muxport")
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource
@@ -66,16 +70,25 @@ class MuxportServer:
         self.report_text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
         self.audit = Audit.from_env()
         self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
-        self.lowlevel = Server(
-            "muxport",
-            version=VERSION,
-            instructions=INSTRUCTIONS,
-            on_list_tools=self.list_tools,
-            on_call_tool=self.call_tool,
-            on_list_resources=self.list_resources,
-            on_list_resource_templates=self.list_resource_templates,
-            on_read_resource=self.read_resource,
-        )
+        with warnings.catch_warnings():  # logging: deprecated in 2026-07-28, not before
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            self.lowlevel = Server(
+                "muxport",
+                version=VERSION,
+                instructions=INSTRUCTIONS,
+                on_list_tools=self.list_tools,
+                on_call_tool=self.call_tool,
+                on_list_resources=self.list_resources,
+                on_list_resource_templates=self.list_resource_templates,
+                on_read_resource=self.read_resource,
+                on_set_logging_level=self.set_logging_level,
+            )
+
+    async def set_logging_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        """Accepted: the one log message muxport sends (the startup line) precedes it."""
+        return types.EmptyResult()
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -102,10 +115,11 @@ class MuxportServer:
                 f"tool {name} {why}; nothing was run. Available tools: {listed}",
                 code="tool_not_available",
             ))
+        model = self.surface.args[name]
         try:
-            args = self.surface.args[name].model_validate(arguments)
+            args = model.model_validate(without_client_fields(arguments, model))
         except ValidationError as exc:
-            return error_result(InvalidArgument.from_validation(name, exc))
+            return error_result(InvalidArgument.from_validation(name, exc, model))
         except (TypeError, ValueError, AssertionError) as exc:
             # pydantic lets some constraint errors escape as plain exceptions (max_length on a
             # None): still the caller's bad argument, never a protocol error.
@@ -115,9 +129,14 @@ class MuxportServer:
             ))
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
+        result: BaseModel | None = None
+        budget = AnswerBudget(answer_bytes())
         try:
-            with guarding(name if read_only else None):
+            with (guarding(name if read_only else None), self.services.shutdown.call(),
+                  answering(budget)):
                 result = await self.services.func(name)(tool_ctx, args)
+            if result is None:  # the grace after EOF is over: cancelled
+                return error_result(cut_short(name))
         except ToolError as exc:
             return error_result(exc)
         except Exception as exc:
@@ -132,10 +151,18 @@ class MuxportServer:
                 "The server is still running: check the target with a listing tool and try again.",
                 code="internal_error", delivery="possibly_sent",
             ))
-        data = answer_dict(result)
+        if tool_ctx._cut_short and isinstance(result, Result):
+            result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
+        data = fit(answer_dict(result), budget.limit)
+        if data is None:
+            return error_result(ToolError(
+                f"{name}'s answer does not fit the answer budget of {budget.limit:,} bytes "
+                "(MUXPORT_MAX_ANSWER_BYTES); nothing is lost in tmux: ask for less",
+                code="answer_too_large", delivery="observed",
+            ))
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-            structured_content=data,
+            content=[types.TextContent(type="text", text=text)], structured_content=data,
         )
 
     async def list_resources(
@@ -192,19 +219,25 @@ class MuxportServer:
             uri=uri, mime_type="application/json", text=text,
         )])
 
-    async def serve_stdio(self, limits: Limits | None = None) -> None:
-        """Serve until EOF on stdin, then close the toolboxes and reap tmux clients."""
+    async def serve_stdio(self, limits: Limits | None = None, greeting: str | None = None) -> int:
+        """Serve until EOF on stdin (every request read answered) or SIGINT/SIGTERM, then
+        close the toolboxes and reap tmux clients; the exit status (0, or 128 + signal).
+        ``greeting`` is sent as a log message after the initialize answer."""
         options = self.lowlevel.create_initialization_options()
+        loop = StdioLoop(limits or Limits(), self.is_quick, self.services.shutdown.drain)
+        loop.greeting = greeting
+        shutdown = self.services.shutdown
         async with anyio.create_task_group() as group:
             self.services.task_group = group
+            group.start_soon(shutdown.on_signal, group.cancel_scope)
             try:
-                await StdioLoop(limits or Limits(), self.is_quick).serve(
-                    lambda read, write: self.lowlevel.run(read, write, options)
-                )
+                await loop.serve(lambda read, write: self.lowlevel.run(read, write, options))
             finally:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                bound = SIGNAL_CLOSE if shutdown.signal else EOF_CLOSE
+                with anyio.CancelScope(shield=True), anyio.move_on_after(bound):
                     await self.close()
                 group.cancel_scope.cancel()
+        return 128 + shutdown.signal if shutdown.signal else 0
 
     def is_quick(self, name: str) -> bool:
         """Whether a call of ``name`` answers at once (no ``timeout``: not a wait)."""

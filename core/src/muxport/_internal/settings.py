@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from muxport._internal.answers import MAX_ANSWER_BYTES, configure_answer_bytes
 from muxport._internal.audit import Audit
 from muxport._internal.budgets import WAIT_CEILING, WAIT_CEILING_LIMIT, configure_wait_ceiling
 from muxport._internal.errors import StartupError
@@ -83,6 +84,7 @@ class Environment:
     wait_ceiling: float = WAIT_CEILING
     tmux_tmpdir: str | None = None
     limits: Limits = field(default_factory=Limits)
+    answer_bytes: int = MAX_ANSWER_BYTES
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], uses_tmpdir: bool) -> Environment:
@@ -92,7 +94,10 @@ class Environment:
             _number(env, "LIBTMUX_MCP_WAIT_MAX_SECONDS", WAIT_CEILING, 1, WAIT_CEILING_LIMIT),
             _tmux_tmpdir(env, uses_tmpdir),
             Limits.from_env(env),
+            int(_number(env, "MUXPORT_MAX_ANSWER_BYTES", MAX_ANSWER_BYTES, 8_000, 64 * MiB,
+                        True)),
         )
 
     def apply(self) -> None:
         configure_wait_ceiling(self.wait_ceiling)
+        configure_answer_bytes(self.answer_bytes)

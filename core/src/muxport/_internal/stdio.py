@@ -11,6 +11,7 @@ nothing a handler reads, so the wrapper (a private SDK module) would add nothing
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -25,8 +26,10 @@ from muxport._internal.frames import Frames, Verdict
 from muxport._internal.settings import Limits
 
 CHUNK = 1 << 16
+LAST_WRITE = 0.5  # seconds the last answers have to be written once serving ended
 Serve = Callable[[Any, Any], Coroutine[Any, Any, None]]
 Send = Callable[[SessionMessage], Awaitable[None]]
+Drain = Callable[[Callable[[], Awaitable[None]]], Awaitable[None]]
 
 
 @dataclass
@@ -76,6 +79,13 @@ def claimed_stdio() -> Iterator[tuple[int, int]]:
             os.dup2(wire_out, 1)
 
 
+def log_message(level: str, text: str) -> bytes:
+    """A ``notifications/message`` line from the logger ``muxport``."""
+    params = {"level": level, "logger": "muxport", "data": text}
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params},
+                      ensure_ascii=False).encode() + b"\n"
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -85,7 +95,11 @@ def _write_all(fd: int, data: bytes) -> None:
 class StdioLoop:
     """Reads framed requests from ``wire_in`` into the SDK and its answers to ``wire_out``."""
 
-    def __init__(self, limits: Limits, is_quick: Callable[[str], bool]) -> None:
+    def __init__(
+        self, limits: Limits, is_quick: Callable[[str], bool], drain: Drain | None = None
+    ) -> None:
+        self.drain = drain  # at EOF: returns once every request read is answered (or cut)
+        self.greeting: str | None = None  # a log message sent after the initialize answer
         self.pressure = Pressure(limits)
         self.frames = Frames(limits.max_request_bytes, is_quick, self.pressure.calls)
         self.outbox: list[bytes] = []
@@ -100,9 +114,18 @@ class StdioLoop:
                 group.start_soon(self._intake, from_server)
                 group.start_soon(self._flush, wire_out)
                 group.start_soon(self._read, wire_in, to_server)
-                # Returns at EOF: the SDK cancels its calls once its input is closed.
+                # Returns at EOF, once every request read is answered (``drain``); the SDK
+                # cancels what is left once its input is closed.
                 await serve(server_in, server_out)
+                with anyio.move_on_after(LAST_WRITE):  # what is queued still goes out
+                    while self.pressure.pending_bytes:
+                        await self.pressure.changed.wait()
                 group.cancel_scope.cancel()
+
+    async def _answered(self) -> None:
+        """Return once every request read has its answer written."""
+        while self.pressure.calls:
+            await self.pressure.changed.wait()
 
     def _queue(self, data: bytes) -> None:
         self.outbox.append(data)
@@ -119,6 +142,8 @@ class StdioLoop:
                     os.read, wire_in, CHUNK, abandon_on_cancel=True
                 )
                 if not chunk:
+                    if self.drain is not None:
+                        await self.drain(self._answered)
                     return
                 # One chunk holds hundreds of small requests: room is checked before each
                 # one is taken from it (the rest of the chunk waits, at most CHUNK bytes).
@@ -136,13 +161,21 @@ class StdioLoop:
             await send(SessionMessage(verdict.message))
 
     async def _intake(self, from_server: MemoryObjectReceiveStream[SessionMessage]) -> None:
-        """Serialize the SDK's messages at once (the objects behind them are freed)."""
-        async for item in from_server:
-            message = item.message
-            data = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
-            if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                self.answered.append(Frames.key(message.id))
-            self._queue(data)
+        """Serialize the SDK's messages at once (the objects behind them are freed). Closed
+        when this task ends (a signal): the SDK's last writes then fail at once instead of
+        blocking its teardown for a second each."""
+        async with from_server:
+            async for item in from_server:
+                message = item.message
+                data = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                key = None
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                    key = Frames.key(message.id)
+                    self.answered.append(key)
+                self._queue(data + b"\n")
+                if self.greeting and key == self.frames.initialize_key:
+                    self._queue(log_message("info", self.greeting))
+                    self.greeting = None
 
     async def _flush(self, wire_out: int) -> None:
         while True:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from muxport._internal.budgets import MAX_LINES, Ceiling
 from muxport._internal.facts import OBJECT_KINDS
 
 # id prefix -> (kind, the listing tool), from the transport's one kinds table
@@ -66,23 +67,15 @@ def _id_pattern(prefix: str) -> str:
 PaneId = Annotated[str, Field(pattern=_id_pattern("%")), BeforeValidator(_exact_id("%"))]
 WindowId = Annotated[str, Field(pattern=_id_pattern("@")), BeforeValidator(_exact_id("@"))]
 SessionId = Annotated[str, Field(pattern=_id_pattern("$")), BeforeValidator(_exact_id("$"))]
+# The schema's bounds are the caps themselves (budgets.py): what a client validating by the
+# schema accepts, the server accepts, and nothing is clamped in silence.
 MaxLines = Annotated[
     int | None,
-    Field(
-        default=None,
-        ge=1,
-        le=1_000_000,
-        description="newest lines kept, default 200, at most 5000",
-    ),
+    Field(default=None, ge=1, le=MAX_LINES, description="newest lines kept, default 200"),
 ]
 Timeout = Annotated[
-    float | None,
-    Field(
-        default=None,
-        ge=0,
-        le=86_400,
-        description="seconds, default 30, at most 120 unless raised",
-    ),
+    Annotated[float, Field(ge=0), Ceiling()] | None,
+    Field(default=None, description="seconds, default 30"),
 ]
 
 

@@ -26,6 +26,7 @@ from muxport import (
     answer_dict,
     tool,
 )
+from muxport.policy import answer_budget
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -58,6 +59,7 @@ NESTED = [
 MAX_OPERATIONS = 16
 ANSWER_CAP = 1_000_000
 ENVELOPE = 1_024  # room kept for the answer's own keys
+ROW_ROOM = 512  # room an earlier read's lines leave for each read still to come
 ARGUMENTS = "that tool's arguments, checked against its own inputSchema before anything runs"
 
 
@@ -129,7 +131,7 @@ def checked(ctx: ToolContext, operations: list[Operation]) -> list[BaseModel]:
         try:
             models.append(spec.args.model_validate(operation.arguments))
         except ValidationError as exc:
-            error = InvalidArgument.from_validation(operation.tool, exc)
+            error = InvalidArgument.from_validation(operation.tool, exc, spec.args)
             raise InvalidArgument(f"operation {index}: {error.message}; nothing was run") from None
     return models
 
@@ -142,7 +144,7 @@ class Row(BaseModel):
     result: dict[str, Any] | None = Field(
         description="the tool's answer; null on failure or when cut"
     )
-    result_truncated: bool = Field(description="the answer did not fit the batch's 1,000,000 bytes")
+    result_truncated: bool = Field(description="the answer did not fit the batch's answer budget")
 
 
 class BatchResult(Result):
@@ -151,11 +153,11 @@ class BatchResult(Result):
     failed: int
     stopped_at: int | None = Field(description="index of the failure that stopped the batch")
     truncated: bool
-    truncated_bytes: int = Field(description="bytes of answers left out to fit 1,000,000 bytes")
+    truncated_bytes: int = Field(description="bytes of answers left out to fit the budget")
 
 
 def size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
 @tool(
@@ -169,15 +171,19 @@ def size(value: Any) -> int:
 async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResult:
     """Run up to 16 inspect reads in one call, each checked before any runs.
 
-    Operations run in order; answers are kept within 1,000,000 bytes.
+    Operations run in order and share one answer budget: the newest lines of each read fit.
     """
     models = checked(ctx, args.operations)
     rows: list[Row] = []
     used = ENVELOPE
     dropped = 0
     stopped_at = None
+    budget = answer_budget()  # the batch's one answer budget, shared by every read
+    cap = min(ANSWER_CAP, budget.limit) if budget is not None else ANSWER_CAP
     for index, (operation, arguments) in enumerate(zip(args.operations, models, strict=True)):
         name = operation.tool
+        if budget is not None:  # the rows so far, and room for the rows still to come
+            budget.used = used + ROW_ROOM * (len(models) - index - 1)
         try:
             answer = answer_dict(await ctx.call_nested(name, arguments))
             row = Row(
@@ -207,7 +213,7 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
                 result_truncated=False,
             )
         cost = size(answer_dict(row))
-        if used + cost > ANSWER_CAP and row.result is not None:
+        if used + cost > cap and row.result is not None:
             dropped += size(row.result)
             row.result, row.result_truncated = None, True
             cost = size(answer_dict(row))
@@ -220,8 +226,8 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
     notes = []
     if dropped:
         notes.append(
-            f"{dropped} bytes of answers were left out (result_truncated rows); "
-            "call those tools directly or with smaller max_lines"
+            f"{dropped} bytes of answers were left out to keep the batch within {cap:,} bytes "
+            "(result_truncated rows); call those tools directly or with smaller max_lines"
         )
     if stopped_at is not None:
         notes.append(f"stopped at operation {stopped_at}; pass on_error: continue to run the rest")

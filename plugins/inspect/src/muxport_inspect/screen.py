@@ -11,7 +11,7 @@ from typing import Any
 
 from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
 from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
-from muxport.policy import MAX_CHARS, MAX_LINES, clamp_lines, keep_newest
+from muxport.policy import MAX_CHARS, MAX_LINES, Bounded, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
@@ -30,6 +30,8 @@ class CaptureArgs(Args):
         default=False, description="include the scrollback history"
     )
     max_lines: MaxLines = None
+    skip: int = Field(default=0, ge=0, description="newest lines to leave out first (the "
+                      "rest of a truncated answer)")
 
 
 @dataclass(frozen=True)
@@ -61,43 +63,52 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
     return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body))
 
 
-def bounded(screen: Screen, requested: int | None) -> dict[str, Any]:
+def bounded(screen: Screen, args: CaptureArgs) -> dict[str, Any]:
     """The answer fields both reads share: the newest lines within the budgets, and why."""
-    budget = clamp_lines(requested)
-    kept = keep_newest(screen.lines, budget)
-    clipped = kept.truncated and kept.lines_dropped == 0
-    by_lines = max(0, len(screen.lines) - budget)
+    budget = clamp_lines(args.max_lines)
+    lines = screen.lines[: len(screen.lines) - args.skip] if args.skip else screen.lines
+    kept = keep_newest(lines, budget)
     return {
         "content": kept.lines,
         "truncated": kept.truncated,
         "lines_dropped": kept.lines_dropped,
         "max_lines": budget,
-        "note": budget_note(requested, budget, by_lines, kept.lines_dropped - by_lines, clipped),
+        "note": budget_note(args, budget, kept, max(0, len(lines) - budget)),
     }
 
 
-def budget_note(
-    requested: int | None, used: int, by_lines: int, by_chars: int, clipped: bool
-) -> str | None:
+def budget_note(args: CaptureArgs, used: int, kept: Bounded, by_lines: int) -> str | None:
     """Why lines are missing, and only the advice that can help: a line budget already at
     its most is not worth raising, and no line budget brings back what the character
-    budget left out."""
+    budget left out; what the answer budget left out is paged back with ``skip``."""
     parts = []
-    if requested is not None and requested != used:
-        parts.append(f"max_lines {requested} was clamped to {used}")
-    if by_lines:
-        more = f"raise max_lines (up to {MAX_LINES}) or " if used < MAX_LINES else ""
+    clipped = kept.truncated and kept.lines_dropped == 0
+    if kept.answer_full and not kept.lines:
+        parts.append("no room was left in the answer budget (the earlier reads of the batch "
+                     "took it): call capture_pane on its own for these lines")
+    elif kept.answer_full and kept.lines_dropped:
+        same = "the same arguments and" if args.history else "history: true and"
         parts.append(
-            f"{by_lines} older lines were left out by max_lines {used} (newest kept); "
-            f"{more}use capture_since to follow new output"
+            f"{kept.lines_dropped} older lines were left out to keep the answer within the "
+            f"answer budget (newest kept): capture_pane with {same} skip: "
+            f"{args.skip + len(kept.lines)} returns the ones before"
         )
-    if by_chars:
-        parts.append(
-            f"{by_chars} older lines were left out by the {MAX_CHARS}-character budget of one "
-            "answer (newest kept; a larger max_lines would not bring them back)"
-        )
+    else:
+        if by_lines:
+            more = f"raise max_lines (up to {MAX_LINES}) or " if used < MAX_LINES else ""
+            parts.append(
+                f"{by_lines} older lines were left out by max_lines {used} (newest kept); "
+                f"{more}use capture_since to follow new output"
+            )
+        if kept.lines_dropped > by_lines:
+            parts.append(
+                f"{kept.lines_dropped - by_lines} older lines were left out by the "
+                f"{MAX_CHARS}-character budget of one answer (newest kept; a larger max_lines "
+                "would not bring them back)"
+            )
     if clipped:
-        parts.append(f"the oldest kept line was cut to its last characters ({MAX_CHARS} budget)")
+        why = "the answer budget" if kept.answer_full else f"the {MAX_CHARS}-character budget"
+        parts.append(f"the oldest kept line was cut to its last characters ({why})")
     return "; ".join(parts) or None
 
 
@@ -114,7 +125,7 @@ class CapturedPane(Result):
 async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
     """Return a pane's visible screen (or history too) as lines, newest kept, with the cursor."""
     screen = await read_screen(ctx, args.pane_id, args.history)
-    fields = bounded(screen, args.max_lines)
+    fields = bounded(screen, args)
     return CapturedPane(line_count=len(fields["content"]), cursor=screen.cursor, **fields)
 
 
@@ -131,7 +142,7 @@ class Snapshot(Result):
 async def snapshot_pane(ctx: ToolContext, args: CaptureArgs) -> Snapshot:
     """Return a pane's metadata and its screen read at the same moment (one tmux invocation)."""
     screen = await read_screen(ctx, args.pane_id, args.history)
-    return Snapshot(pane=screen.pane, cursor=screen.cursor, **bounded(screen, args.max_lines))
+    return Snapshot(pane=screen.pane, cursor=screen.cursor, **bounded(screen, args))
 
 
 TOOLS = [capture_pane, snapshot_pane]

@@ -75,6 +75,12 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
             "the pane was cleared or its history outran the cursor: content is the newest "
             "finished lines now in the pane, not a continuation of the last look"
         )
+    if kept.answer_full and kept.lines_dropped:
+        notes.append(
+            f"{kept.lines_dropped} older new lines were left out to keep the answer within the "
+            f"answer budget (newest kept): capture_pane with history: true and skip (about "
+            f"{len(kept.lines) + 1}) reaches them"
+        )
     if current.dead:
         notes.append("the pane's process has exited (respawn_pane restarts it)")
     return CaptureSince(
@@ -152,6 +158,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
             return wait.finish("pane_gone", None, cursor)
         except ServerGone:
             return wait.finish("server_gone", None, cursor)
+    return wait.finish("timed_out", None, cursor)  # cut short: muxport is exiting
 
 
 async def _space_out(last_look: float) -> None:

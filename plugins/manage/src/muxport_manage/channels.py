@@ -97,6 +97,8 @@ async def wait_for_channel(
     start = time.monotonic()
     waits = box.waits
     waits[args.channel] += 1
+    outcome: Literal["signalled", "timed_out", "server_gone"] = "timed_out"
+    note: str | None = None  # as they stay when muxport's ending cuts the wait short
     try:
         async with ctx.heartbeat(f"channel {args.channel}", budget):
             outcome, note = await _wait(ctx, args, start, start + budget, waits)

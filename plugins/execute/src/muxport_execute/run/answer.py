@@ -59,6 +59,12 @@ def answer(
     kept = keep_newest(lines, budget)
     ending = run.ending if run.final else None
     dropped = run.stored_dropped if ending else 0
+    note = ending.note if ending else note
+    if kept.answer_full and kept.lines_dropped:
+        note = "; ".join(filter(None, (note, (
+            f"{kept.lines_dropped} older lines of output were left out to keep the answer "
+            "within the answer budget (newest kept); for all of it, redirect the output to a "
+            "file and read it in parts"))))
     return RunAnswer(
         pane_id=run.pane_id,
         outcome=outcome,
@@ -73,7 +79,7 @@ def answer(
         seconds=round(run.elapsed(), 3),
         effective_timeout=timeout,
         max_lines=budget,
-        note=ending.note if ending else note,
+        note=note,
         reason=ending.reason if ending else None,
         pane_lines=ending.pane_lines if ending else None,
         invalid_utf8=ending.invalid_utf8 if ending else None,
@@ -141,7 +147,12 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
         f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
     )
-    if run.view is None:
+    if ctx.closing:  # muxport exits: the run goes on in its pane, its id ends with the server
+        note = (
+            f"the command goes on in {run.pane_id}, but its exit status is lost: run_id "
+            f"{run.run_id} ends with this server (capture_pane of {run.pane_id} shows its output)"
+        )
+    elif run.view is None:
         note += (
             "; muxport cannot see whether a command on the far side of a carrier (ssh, "
             "sudo, a container) waits for input: capture_pane shows what the pane asks"

@@ -1,0 +1,101 @@
+"""How large an answer may be: the answer budget (README, "Answers a client keeps").
+
+A client keeps only so much of a tool's answer (Claude Code files anything over 25,000
+tokens away, Gemini CLI keeps the first 8,000 and last 32,000 characters, Codex about
+12 KB), and what it cuts is the end, the newest lines. So no answer's text is larger than
+the budget (``MUXPORT_MAX_ANSWER_BYTES``, 80,000 bytes by default): each call gets one
+``AnswerBudget``; ``keep_newest`` spends it on the newest lines first, every read nested in
+a batch spends the batch's, and ``fit`` trims what a tool left over the budget.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+MAX_ANSWER_BYTES = 80_000
+ENVELOPE = 2_000  # bytes kept for an answer's other fields and its note
+NOTE_ROOM = 400  # bytes kept for the note ``fit`` adds
+_limit = [MAX_ANSWER_BYTES]  # set once at startup (Environment.apply), then only read
+
+
+def configure_answer_bytes(limit: int) -> None:
+    _limit[0] = limit
+
+
+def answer_bytes() -> int:
+    """The answer budget in force: bytes of one answer's text."""
+    return _limit[0]
+
+
+@dataclass
+class AnswerBudget:
+    """What one call's answer may still take, in bytes of its JSON text."""
+
+    limit: int
+    used: int = 0
+
+    @property
+    def left(self) -> int:
+        """Bytes the lines of this answer may still take (room kept for the rest)."""
+        return max(0, self.limit - ENVELOPE - self.used)
+
+    def spend(self, size: int) -> None:
+        self.used += size
+
+
+_current: ContextVar[AnswerBudget | None] = ContextVar("muxport_answer_budget", default=None)
+
+
+def answer_budget() -> AnswerBudget | None:
+    """The budget of the call being answered (None outside one: background work)."""
+    return _current.get()
+
+
+@contextmanager
+def answering(budget: AnswerBudget | None) -> Iterator[None]:
+    """Run a call (or background work, with None) under ``budget``."""
+    token = _current.set(budget)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def text_size(value: Any) -> int:
+    """Bytes of ``value`` as an answer's text carries it (JSON, UTF-8, compact)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def fit(data: dict[str, Any], limit: int) -> dict[str, Any] | None:
+    """``data`` within ``limit`` bytes of text: the largest list of the answer loses items
+    (a list of lines its oldest, any other its last) until it fits, and ``note`` says what
+    was left out; None when no list can make it fit."""
+    if text_size(data) <= limit:
+        return data
+    cut: dict[str, int] = {}
+    room = limit - NOTE_ROOM
+    while text_size(data) > room:
+        lists = [(text_size(v), k) for k, v in data.items() if isinstance(v, list) and v]
+        if not lists:
+            return None
+        _, key = max(lists)
+        items = data[key]
+        over = text_size(data) - room
+        per_item = max(1, text_size(items) // len(items))
+        drop = min(len(items), max(1, -(-over // per_item)))
+        lines = all(isinstance(item, str) for item in items)
+        data[key] = items[drop:] if lines else items[:-drop]
+        cut[key] = cut.get(key, 0) + drop
+        if isinstance(data.get("truncated"), bool):
+            data["truncated"] = True
+    if cut:  # something was cut: the loop ran
+        said = ", ".join(f"{count} of {key}" for key, count in cut.items())
+        data["note"] = "; ".join(filter(None, (data.get("note"), (
+            f"{said} left out to keep the answer within {limit:,} bytes (the answer budget, "
+            "MUXPORT_MAX_ANSWER_BYTES): ask for less, for one pane, window or session"))))
+    return data

@@ -1,0 +1,67 @@
+"""Properties of the answer budget (answers.py): ``keep_newest`` spends the call's budget on
+the newest lines, measured as the answer's JSON text carries them, and ``fit`` brings any
+answer within its limit or says it cannot."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from muxport._internal.answers import ENVELOPE, AnswerBudget, answering, fit, text_size
+from muxport.policy import answer_budget, keep_newest
+
+# quotes, backslashes, control characters and wide characters cost more than one byte
+text_ = st.text(alphabet=st.sampled_from('ab"\\\n\x01é𝕏'), max_size=80)
+
+
+@given(st.lists(text_, max_size=80), st.integers(min_value=ENVELOPE, max_value=ENVELOPE + 900))
+def test_kept_lines_fit_what_the_budget_has_left(lines, limit):
+    budget = AnswerBudget(limit)
+    with answering(budget):
+        assert answer_budget() is budget
+        kept = keep_newest(lines, 5000)
+    spent = text_size(kept.lines) - 2  # without the brackets: each line and its comma
+    assert spent <= limit - ENVELOPE and budget.used >= spent
+    n = len(kept.lines)
+    if n:
+        assert kept.lines[1:] == lines[len(lines) - n + 1:]  # the newest, exactly
+        assert lines[len(lines) - n].endswith(kept.lines[0])
+    assert kept.truncated == (kept.lines_dropped > 0 or (n > 0 and kept.lines[0] != lines[-n]))
+    if kept.answer_full:
+        assert kept.truncated
+
+
+def test_reads_share_one_budget_and_background_work_has_none():
+    budget = AnswerBudget(ENVELOPE + 1_000)
+    lines = ["x" * 97] * 50  # 100 bytes each in the text: quotes and a comma
+    with answering(budget):
+        first = keep_newest(lines, 5000)
+        second = keep_newest(lines, 5000)
+        with answering(None):
+            assert keep_newest(lines, 5000).lines == lines  # a run's store cut: unbounded
+    assert len(first.lines) == 10 and first.answer_full and first.lines_dropped == 40
+    assert second.lines == [] and second.answer_full and second.truncated
+    assert answer_budget() is None
+
+
+def test_one_enormous_line_keeps_the_tail_that_fits():
+    with answering(AnswerBudget(ENVELOPE + 500)):
+        kept = keep_newest(["old", '"' * 10_000 + "END"], 5000)
+    (line,) = kept.lines
+    assert line.endswith("END") and text_size([line]) <= 501 and kept.truncated
+
+
+@given(st.lists(st.dictionaries(st.sampled_from("abc"), text_, max_size=3), max_size=60),
+       st.lists(text_, max_size=60), st.integers(min_value=500, max_value=6_000))
+def test_fit_trims_the_largest_list_or_says_it_cannot(records, lines, limit):
+    data = {"records": records, "lines": lines, "truncated": False}
+    fitted = fit(json.loads(json.dumps(data)), limit)
+    if fitted is None:
+        return
+    assert text_size(fitted) <= limit
+    if fitted == data:
+        return
+    assert fitted["truncated"] is True and "answer budget" in fitted["note"]
+    assert fitted["records"] == records[: len(fitted["records"])]  # a listing keeps its start
+    assert fitted["lines"] == lines[len(lines) - len(fitted["lines"]):]  # lines their end
