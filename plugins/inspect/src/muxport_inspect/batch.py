@@ -144,7 +144,7 @@ class Row(BaseModel):
     result: dict[str, Any] | None = Field(
         description="the tool's answer; null on failure or when cut"
     )
-    result_truncated: bool = Field(description="the answer did not fit the batch's answer budget")
+    result_truncated: bool = Field(description="cut to fit the batch's budget")
 
 
 class BatchResult(Result):
@@ -153,7 +153,7 @@ class BatchResult(Result):
     failed: int
     stopped_at: int | None = Field(description="index of the failure that stopped the batch")
     truncated: bool
-    truncated_bytes: int = Field(description="bytes of answers left out to fit the budget")
+    truncated_bytes: int = Field(description="bytes left out by the budget")
 
 
 def size(value: Any) -> int:

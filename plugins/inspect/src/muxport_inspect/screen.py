@@ -30,8 +30,7 @@ class CaptureArgs(Args):
         default=False, description="include the scrollback history"
     )
     max_lines: MaxLines = None
-    skip: int = Field(default=0, ge=0, description="newest lines to leave out first (the "
-                      "rest of a truncated answer)")
+    skip: int = Field(default=0, ge=0, description="newest lines to leave out (paging back)")
 
 
 @dataclass(frozen=True)

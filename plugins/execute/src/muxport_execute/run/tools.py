@@ -27,11 +27,11 @@ class RunArgs(Args):
     timeout: Timeout = None
     max_lines: MaxLines = None
     suppress_history: bool = Field(
-        default=True, description="keep the typed line out of the shell's history (best effort)"
+        default=True, description="keep the line out of shell history (best effort)"
     )
     frame: Requested = Field(
         default="auto",
-        description="auto: local where the shell reads muxport's files, else typed (ssh, su)",
+        description="auto: local if the shell reads muxport's files, else typed",
     )
 
 
