@@ -36,18 +36,23 @@ class Liveness:
         self.server_pid: int | None = None  # the served server's process, once read
         self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
-    async def check_moved(self) -> None:
-        """After a "no server" answer: raise ``socket_missing`` when the socket file is gone
-        but the server's process still runs. A server that is exiting removes its socket a
-        moment before its process ends: it must still run ``EXITING`` seconds later."""
+    async def check_moved(self) -> bool:
+        """Raise ``socket_missing`` when the socket file is gone but the server's process
+        still runs (an exiting server may run on ``EXITING`` seconds: it must run longer);
+        True when it was gone and is back meanwhile (a "no server" answer then is worth
+        asking again: nothing reached the server)."""
         pid = self.server_pid
         if pid is None or self._present():
-            return
+            return False
         deadline = anyio.current_time() + EXITING
         while anyio.current_time() < deadline:
             if not self._running(pid):
-                return  # it exited: gone, as tmux says
+                return False  # it exited: gone, as tmux says
+            if self._back():
+                return True
             await anyio.sleep(0.01)
+        if self._back():
+            return True
         if not self._present() and self._listening(pid):
             raise SocketMissing(
                 f"the tmux server (pid {pid}) still runs, but its socket {self.socket_path} "
@@ -56,6 +61,7 @@ class Liveness:
                 "what runs in its panes goes on (wait_for_run collects a run)",
                 delivery="not_sent",
             )
+        return False
 
     def limit(self, deadline: float) -> float:
         """The deadline an invocation gets now."""
@@ -88,6 +94,9 @@ class Liveness:
         for scope in self._in_flight:
             scope.deadline = min(scope.deadline, cut)
         return self.unresponsive()
+
+    def _back(self) -> bool:
+        return os.path.exists(self.socket_path)  # one stat
 
     def _present(self) -> bool:
         """The socket file is there, or its whole directory is gone (a server torn down

@@ -92,7 +92,9 @@ class Transport:
             done.stderr.decode("utf-8", "replace"),
         )
         if result.returncode and facts.classify(result.stderr) == "gone":
-            await self.liveness.check_moved()  # moved meanwhile: unreachable, not dead
+            # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
+            if await self.liveness.check_moved():
+                return await self._invoke(commands, deadline, start)
         return result
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
