@@ -20,6 +20,7 @@ from bench import (
     measure_economy,
     measure_hooks,
     measure_reach,
+    measure_regex,
     measure_roundtrip,
     measure_run,
     measure_startup,
@@ -38,6 +39,7 @@ MODULES = (
     measure_cancel,
     measure_economy,
     measure_hooks,
+    measure_regex,
     measure_versions,
 )
 MODULE_LIMIT = 150  # seconds: a hung measurement becomes a "failed" row, the run goes on

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,20 @@ import pytest
 from muxport.testing.clients import launcher
 
 FIRST_PARTY = ("inspect", "manage", "execute", "teardown")
+
+
+def time_exit(process: subprocess.Popen[bytes], end: Callable[[], object]) -> tuple[int, float]:
+    """Call ``end``; its exit status and the seconds until ``process`` exits (seen at once
+    through a pidfd, not by ``wait``'s polling, which adds up to 50 ms)."""
+    exited = os.pidfd_open(process.pid)
+    try:
+        start = time.monotonic()
+        end()
+        select.select([exited], [], [], 10)
+        elapsed = time.monotonic() - start
+    finally:
+        os.close(exited)
+    return process.wait(timeout=10), elapsed
 
 
 def clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import signal
 import subprocess
 import time
@@ -22,7 +21,7 @@ from muxport._internal.shutdown import CUT, GRACE
 from muxport.testing.clients import launcher
 from reliability_kit import RawLauncher
 
-from tests.conftest import clean_env
+from tests.conftest import clean_env, time_exit
 
 pytestmark = pytest.mark.timeout(240)
 TRIES = 10
@@ -33,19 +32,6 @@ HANDSHAKE = [
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
-
-
-def time_exit(process: subprocess.Popen[bytes], end: Any) -> tuple[int, float]:
-    """Call ``end``; the seconds until ``process`` exits (seen through a pidfd at once)."""
-    exited = os.pidfd_open(process.pid)
-    try:
-        start = time.monotonic()
-        end()
-        select.select([exited], [], [], 10)
-        elapsed = time.monotonic() - start
-    finally:
-        os.close(exited)
-    return process.wait(timeout=10), elapsed
 
 
 def printf(env: dict[str, str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import selectors
 import subprocess
 import time
@@ -19,6 +18,8 @@ from typing import Any
 from muxport._internal.shutdown import GRACE
 from muxport.testing import eventually_blocking
 from muxport.testing.clients import launcher
+
+from tests.conftest import time_exit
 
 HOLD_PLUGIN = '''
 import os
@@ -136,17 +137,7 @@ class RawSession:
         return self.time_exit(lambda: self.process.send_signal(signum))
 
     def time_exit(self, end: Callable[[], None]) -> tuple[int, float]:
-        """Call ``end``; the time from then until the process exits (seen at once through a
-        pidfd, not by ``wait``'s polling, which adds up to 50 ms)."""
-        exited = os.pidfd_open(self.process.pid)
-        try:
-            start = time.monotonic()
-            end()
-            select.select([exited], [], [], 10)
-            elapsed = time.monotonic() - start
-        finally:
-            os.close(exited)
-        return self.process.wait(timeout=10), elapsed
+        return time_exit(self.process, end)
 
 
 def test_eof_exits_zero_within_a_second(tmux_server, shell_pane, tmp_path):

@@ -8,24 +8,16 @@ from pathlib import Path
 
 import muxport._internal as internal
 import pytest
-from muxport import CHANGE, READ, Args, Result, ToolContext, ToolRegistry, tool
+from muxport import READ, ToolContext, ToolRegistry, tool
 from muxport._internal.capabilities import hints
 from muxport._internal.errors import StartupError
 from muxport._internal.registry import validate_manifest
 
+from tests.manifest_kit import CHANGED, QUIET, NoArgs, Nothing
+
 pytestmark = pytest.mark.timeout(30)
 
 
-class NoArgs(Args):
-    pass
-
-
-class Nothing(Result):
-    pass
-
-
-QUIET = READ.replace(may_expose_secrets=False, may_return_untrusted_content=False)
-CHANGED = CHANGE.replace(tmux_effects=["change"])
 
 
 @tool(CHANGED.replace(amplifies_future_input=True, idempotent=True), title="Mirror input")

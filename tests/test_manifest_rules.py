@@ -7,24 +7,14 @@ from __future__ import annotations
 import types
 
 import pytest
-from muxport import CHANGE, INPUT, READ, Args, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport import INPUT, READ, Args, ToolContext, ToolRegistry, hookimpl, tool
 from muxport._internal.app import preflight, start
 from muxport._internal.connection import settings_from
 from muxport._internal.errors import StartupError
 from muxport._internal.selection import SelectionRequest
 from pydantic import Field
 
-
-class NoArgs(Args):
-    pass
-
-
-class Nothing(Result):
-    pass
-
-
-QUIET = READ.replace(may_expose_secrets=False, may_return_untrusted_content=False)
-CHANGED = CHANGE.replace(tmux_effects=["change"])
+from tests.manifest_kit import CHANGED, QUIET, NoArgs, Nothing
 
 
 def plugin_module(name: str, register) -> types.ModuleType:

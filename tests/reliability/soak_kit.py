@@ -8,52 +8,27 @@ Shared by ``test_reliability_soak.py`` (a short soak) and ``bench/soak.py`` (5 m
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections import Counter
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
-from muxport.testing import ShellPane, TmuxServer, eventually
+from muxport.testing import HOSTILE_PATTERNS, ShellPane, TmuxServer, eventually
 from muxport.testing.clients import MCPError, stdio_client
 from reliability_kit import children_named, threads_and_fds
+from soak_faults import Faults
+from soak_watch import alive, answers, holders, rss
 
 LAUNCHERS = 4
 SHELLS = ("bash", "zsh", "dash")
+SIGNAL_TRIES = 40
+HOSTILE = list(HOSTILE_PATTERNS.values())  # the costliest client patterns
 CALL_LIMIT = 60.0  # seconds: a call that hangs is an error, not a hung soak
 TOOLSETS = "inspect,manage,execute,teardown"
 # New sessions (create_session) start a bare shell, not the user's own rc files.
 DEFAULT_COMMAND = "PS1='$ ' HISTFILE=/dev/null exec bash --noprofile --norc -i"
-
-
-def rss(pid: int) -> int:
-    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if row.startswith("VmRSS:"):
-            return int(row.split()[1]) << 10
-    return 0
-
-
-def alive(pid: int) -> bool:
-    """The process exists and is no zombie (a crashed tmux server is reaped by init)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
-def holders(socket_path: str) -> list[str]:
-    """The processes at the other end of the server's connections (from ``ss``): any
-    client still connected, muxport's or a forked tmux. (The server's own count of
-    sockets is not used for this: tmux 3.3a was seen to keep one socket whose peer had
-    closed, a detail of the server, not a client left behind.)"""
-    table = subprocess.run(["ss", "-xpn"], capture_output=True, text=True, check=False).stdout
-    rows = [row.split() for row in table.splitlines()[1:]]
-    peers = {row[7] for row in rows if len(row) > 7 and row[4] == socket_path}
-    return [" ".join(row[4:]) for row in rows if len(row) > 5 and row[5] in peers]
 
 
 @dataclass
@@ -76,7 +51,9 @@ class Report:
 class Soak:
     """One soak on ``server``: ``await Soak(server, binary).run(seconds)`` -> ``Report``."""
 
-    def __init__(self, server: TmuxServer, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, server: TmuxServer, env: dict[str, str] | None = None, faults: bool = False
+    ) -> None:
         self.server = server
         self.env = {"LIBTMUX_SOCKET_PATH": server.socket_path, "LIBTMUX_TOOLSETS": TOOLSETS,
                     "LIBTMUX_TMUX_BIN": server.binary, **(env or {})}
@@ -86,6 +63,8 @@ class Soak:
         self.deadline = 0.0
         self.tmux_pid = 0
         self.started = 0.0
+        self.with_faults = faults
+        self.faults: Faults | None = None
 
     def died(self) -> bool:
         """Whether the tmux server is gone; the soak ends there (every later call fails)."""
@@ -106,6 +85,13 @@ class Soak:
                 self.report.errors.append(f"{tool} {args}: {type(exc).__name__} {exc}")
             return None
         if result.is_error:
+            meta = dict(result.meta or {})
+            if self.faults is not None and self.faults.expected(meta.get("error_code")):
+                self.faults.answered += 1
+                if "run_id" in meta:  # a run typed before the fault: collect it
+                    return await self.call(me, "wait_for_run",
+                                           {"run_id": meta["run_id"], "timeout": 30})
+                return None
             if not self.died():
                 self.report.errors.append(f"{tool} {args}: {result.content}")
             return None
@@ -134,9 +120,10 @@ class Soak:
             else:
                 # printf joins the halves: only the output, not the typed line, matches
                 line = f"printf '%s-%s\\n' done {token}"
-                await self.call(me, "send_keys", {"pane_id": pane, "keys": [line],
-                                                  "literal": True, "enter": True})
-                await self.matched(me, pane, f"done-{token}")
+                sent = await self.call(me, "send_keys", {"pane_id": pane, "keys": [line],
+                                                         "literal": True, "enter": True})
+                if sent is not None:  # not refused by a fault (soak_faults.py)
+                    await self.matched(me, pane, f"done-{token}")
 
     async def matched(self, me: int, pane: str, text: str) -> None:
         out = await self.call(me, "wait_for_text", {"pane_id": pane, "patterns": [text],
@@ -160,6 +147,19 @@ class Soak:
             self.expect(out is None or out["count"] >= len(self.panes), "list_sessions", out)
             out = await self.call(me, "search_panes", {"pattern": "$ "})
             self.expect(out is None or out["count"] >= 1, "search_panes", out)
+            if me == 0 and i % 4 == 0:  # a hostile pattern now and then, beside the rest
+                await self.hostile(me, HOSTILE[(i // 4) % len(HOSTILE)])
+
+    async def hostile(self, me: int, pattern: str) -> None:
+        """A costly client pattern answers (a result, or refused as too costly)."""
+        self.report.calls["search_panes"] += 1
+        with anyio.fail_after(CALL_LIMIT):
+            result = await self.clients[me].call_tool(
+                "search_panes", {"pattern": pattern, "regex": True})
+        code = (result.meta or {}).get("error_code") if result.is_error else None
+        if code not in (None, "pattern_too_costly") and not (
+                self.faults is not None and self.faults.expected(code)):
+            self.report.errors.append(f"hostile pattern: {code} {result.content}")
 
     async def churn(self, me: int) -> None:
         """Sessions and windows made and killed: session-created, session-window-changed,
@@ -171,9 +171,11 @@ class Soak:
             if made is None:
                 continue
             token = f"c{me}x{i}"
-            await self.call(me, "send_keys", {"pane_id": made["pane_id"], "literal": True,
-                            "keys": [f"printf '%s-%s\\n' churn {token}"], "enter": True})
-            await self.matched(me, made["pane_id"], f"churn-{token}")
+            sent = await self.call(me, "send_keys", {
+                "pane_id": made["pane_id"], "literal": True, "enter": True,
+                "keys": [f"printf '%s-%s\\n' churn {token}"]})
+            if sent is not None:
+                await self.matched(me, made["pane_id"], f"churn-{token}")
             window = await self.call(me, "create_window", {"session_id": made["id"]})
             if window is not None:
                 split = await self.call(me, "split_window", {"pane_id": window["pane_id"]})
@@ -204,7 +206,11 @@ class Soak:
             async with anyio.create_task_group() as group:
                 group.start_soon(wait)
                 # tmux keeps a signal sent before the wait: no ordering is needed
-                await self.call((me + 1) % LAUNCHERS, "signal_channel", {"channel": channel})
+                for _ in range(SIGNAL_TRIES):  # until one is not refused by a fault
+                    if await self.call((me + 1) % LAUNCHERS, "signal_channel",
+                                       {"channel": channel}) is not None:
+                        break
+                    await anyio.sleep(0.5)
             out = got.get("out")
             self.expect(out is None or out["outcome"] == "signalled", f"channel {channel}", out)
 
@@ -227,6 +233,8 @@ class Soak:
         server.cmd("set-option", "-g", "default-command", DEFAULT_COMMAND)
         self.panes = [server.shell_pane(SHELLS[n % 3]) for n in range(LAUNCHERS * 3)]
         self.tmux_pid = int(server.cmd("display-message", "-p", "#{pid}").strip())
+        if self.with_faults:
+            self.faults = Faults(self.tmux_pid, server.socket_path)
         async with AsyncExitStack() as stack:
             self.pids: list[int] = []
             for _ in range(LAUNCHERS):  # one at a time: each is its own task group
@@ -243,6 +251,8 @@ class Soak:
                 for me in range(LAUNCHERS):
                     for lane in (self.work, self.reads, self.churn, self.flicker):
                         group.start_soon(lane, me)
+                if self.faults is not None:
+                    group.start_soon(self.faults.lane, seconds)
             report.seconds = time.monotonic() - started
             if not self.died():
                 for me in range(LAUNCHERS):  # one error each, deliberately
@@ -265,12 +275,3 @@ class Soak:
                 report.clients_left = server.clients()
         report.crashed = self.died() or not answers(server)
         return report
-
-
-def answers(server: TmuxServer) -> bool:
-    """The server still answers on its socket (a crashed one leaves the socket file)."""
-    try:
-        server.cmd("list-sessions", timeout=5)
-    except (RuntimeError, OSError, subprocess.SubprocessError):
-        return False
-    return True

@@ -46,6 +46,10 @@ async def test_a_run_under_a_stopped_server_is_collected_after(
             "completed", ["started", "done"], 0), got
 
 
+def exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
 def put_back(moved: str, socket: str) -> None:
     if os.path.exists(moved):
         os.rename(moved, socket)
@@ -55,7 +59,7 @@ async def test_a_moved_socket_is_not_a_dead_server(stdio_client, tmux_server, sh
     pane = shell_pane("bash")
     socket = tmux_server.socket_path
     moved = socket + ".moved"
-    async with stdio_client(toolsets=["inspect", "execute"]) as client:
+    async with stdio_client(toolsets=["inspect", "manage", "execute"]) as client:
         answers = []
 
         async def run() -> None:
@@ -72,6 +76,9 @@ async def test_a_moved_socket_is_not_a_dead_server(stdio_client, tmux_server, sh
                 listed = await client.call_tool("list_sessions", {})
                 assert error_code(listed) == "socket_missing", listed
                 assert "still runs" in listed.content[0].text and "USR1" in listed.content[0].text
+                made = await client.call_tool("create_session", {})
+                assert error_code(made) == "socket_missing", made
+                assert not exists(socket)  # no second server was started in its place
         finally:
             put_back(moved, socket)
         (answer,) = answers

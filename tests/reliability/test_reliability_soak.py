@@ -1,6 +1,7 @@
 """A short soak under mixed load (docs/reliability.md, "Soak"): 4 launchers over real stdio,
 12 panes in bash, zsh and dash, runs, waits, reads, send_keys and session and window churn
-at once for SOAK seconds. The tmux server must survive (issue 18: tmux 3.3a segfaulted,
+at once for SOAK seconds, through a stopped server and a moved socket (soak_faults.py).
+The tmux server must survive (issue 18: tmux 3.3a segfaulted,
 docs/tmux-facts.md), every answer must be right, and the launchers' memory and open files,
 and the tmux clients, must come back to where they were.
 
@@ -26,12 +27,15 @@ async def test_mixed_load_soak(tmux_server, sandbox):
     missing = [shell for shell in SHELLS if shutil.which(shell) is None]
     if missing:
         pytest.skip(f"not installed: {missing}")
-    report = await Soak(tmux_server).run(SOAK)
+    soak = Soak(tmux_server, faults=True)
+    report = await soak.run(SOAK)
+    assert soak.faults is not None and soak.faults.injected == ["stopped", "socket moved"]
     print(f"\nsoak {report.tmux} {report.seconds:.0f}s: {sum(report.calls.values())} calls "
           f"{dict(report.calls)}; rss {report.rss}; fds {report.fds}; "
           f"connections {report.connections} held by {report.held_by}; "
           f"errors {len(report.errors)} {report.errors[:3]}; "
-          f"wrong {len(report.wrong)} {report.wrong[:3]}")
+          f"wrong {len(report.wrong)} {report.wrong[:3]}; "
+          f"faults {soak.faults.injected}, answered by {soak.faults.answered} calls")
     assert not report.crashed, "the tmux server died"
     assert report.errors == []
     assert report.wrong == []

@@ -15,7 +15,8 @@ from muxport._internal.budgets import (
     keep_newest,
 )
 from muxport._internal.inputs import Cohort, check_input
-from muxport._internal.regex import Compiled, compile_user_regex, search
+from muxport._internal.regex import Compiled, MatchBudget, PatternTooCostly, search
+from muxport._internal.regex_work import compile_user_regex, match_off_loop
 
 __all__ = [
     "DEFAULT_LINES",
@@ -26,11 +27,14 @@ __all__ = [
     "Bounded",
     "Cohort",
     "Compiled",
+    "MatchBudget",
+    "PatternTooCostly",
     "answer_budget",
     "check_input",
     "clamp_lines",
     "compile_user_regex",
     "effective_timeout",
     "keep_newest",
+    "match_off_loop",
     "search",
 ]

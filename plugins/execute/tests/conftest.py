@@ -45,6 +45,9 @@ def rc_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
         if shell == "zsh":
             (home / ".zshrc").write_text(text)
             command = f"exec {env} ZDOTDIR={home} zsh -i"
+        elif shell == "yash":  # yash reads ~/.yashrc, not ENV, unless it runs as sh
+            (home / ".yashrc").write_text(text)
+            command = f"exec {env} yash -i"
         elif shell == "bash":
             (home / "bashrc").write_text(text)
             command = f"exec {env} bash --noprofile --rcfile {home}/bashrc -i"

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from execute_kit import POSIX_QUOTING, QUOTING_OUT, call, run
-from muxport.testing import MCPError, tool_schema_errors
+from muxport.testing import MCPError, eventually, tool_schema_errors
+from muxport_execute.host import owners
 
 
 @pytest.mark.parametrize(
@@ -152,3 +157,33 @@ async def test_bash_keeps_the_line_out_of_history(stdio_client, shell_pane):
         kept = await run(client, p, count)
     assert after["output"] == before["output"]
     assert int(kept["output"][0]) == int(before["output"][0]) + 1
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "dash", "ksh", "fish"])
+async def test_the_command_text_leaves_the_disk_once_the_shell_opened_it(
+    stdio_client, shell_pane, rc_pane, fish_pane, tmux_server, shell
+):
+    """Issue 21: ``cmd`` is removed while the command runs; the shell reads on from what it
+    opened (dash, zsh and ksh read a sourced file as they go: the last line is read after)."""
+    make = {"fish": lambda: fish_pane(), "ksh": lambda: rc_pane("ksh")}
+    pane = make.get(shell, lambda: shell_pane(shell))().pane_id
+    private = Path(tempfile.mkdtemp(prefix="mxr-c"))  # the launcher's TMPDIR: its run files
+    gate = f"{tmux_server.binary} -S {tmux_server.socket_path} wait-for gate-{shell}"
+    try:
+        async with stdio_client(toolsets=["execute"], env={"TMPDIR": str(private)}) as client:
+            began = await run(client, pane, f"echo one; {gate}\necho two", timeout=0)
+            assert began["outcome"] == "timed_out"
+            [name] = os.listdir(private)
+            files = private / name
+            owner = owners.owner_of(name)
+            assert owner is not None and not owners.is_dead(owner)  # named after the launcher
+            await eventually(lambda: not (files / "cmd").exists(), what="cmd removed",
+                             within=5)
+            assert (files / "read").exists() and (files / "frame").exists()
+            tmux_server.cmd("wait-for", "-S", f"gate-{shell}")
+            ended = await call(client, "wait_for_run", {"run_id": began["run_id"], "timeout": 20})
+            assert (ended["outcome"], ended["exit_status"]) == ("completed", 0)
+            assert ended["output"] == ["one", "two"]
+            assert os.listdir(private) == []  # the run's directory goes at its end
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

@@ -9,9 +9,12 @@ from muxport_inspect.cursors import Signer, find_anchor, issue, line_hash
 from muxport_inspect.looking import Look, look, step
 
 
-def make_look(finished: list[str], cursor_line: str = "$ ", top: int = 0, hs: int = 0) -> Look:
+def make_look(
+    finished: list[str], cursor_line: str = "$ ", top: int = 0, hs: int = 0, full: bool = False
+) -> Look:
     return Look(
-        "%1", hs, len(finished) - hs + top, 24, 42, False, "$0", top, finished, cursor_line, []
+        "%1", hs, len(finished) - hs + top, 24, 42, False, "$0", top, finished, cursor_line, [],
+        history_full=full,
     )
 
 
@@ -61,7 +64,7 @@ def test_step_delivers_lines_after_the_anchor_and_detects_loss():
 async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
     # Screen of 5 rows, cursor on row 2: rows 3 and 4 are below it.
     fake_tmux.answers = {
-        "display-message": "3|2|5|99|0|\\$1&\n",
+        "display-message": "3|2|5|99|0|\\$1|2000&\n",
         "capture-pane": "h1\nh2\nh3\nrow0\nrow1\n$ par\n\n\n",
     }
     ctx = tool_context(fake_tmux, "capture_since")
@@ -69,6 +72,7 @@ async def test_a_look_splits_finished_cursor_and_below(fake_tmux):
     assert seen.finished == ["h1", "h2", "h3", "row0", "row1"]
     assert seen.cursor_line == "$ par" and seen.below == ["", ""]
     assert seen.mark == 5 and seen.pane_pid == 99 and seen.session_id == "$1"
+    assert not seen.history_full  # 3 of 2000 rows
     assert seen.screen() == ["row0", "row1", "$ par", "", ""]
     (display, capture) = fake_tmux.calls[0]
     assert display[0] == "display-message" and capture[:4] == ("capture-pane", "-p", "-J", "-t")
@@ -84,3 +88,28 @@ def test_a_cursor_is_at_most_64_characters_even_with_the_largest_fields():
         signer.decode("c2.!!", "%1", 42)
     with pytest.raises(InvalidArgument, match="not a muxport cursor"):
         signer.decode("c1." + token[3:], "%999999999", 4_194_304)
+
+
+def test_a_full_history_that_drops_the_anchors_first_lines_is_not_a_clear():
+    """tmux drops a full history's oldest tenth at once: the anchor (the last 4 lines read)
+    may lose its first lines while its last one still opens the history. Nothing was lost."""
+    before = make_look([str(n) for n in range(1, 101)], hs=90, full=True)
+    base = step(before, None, full=False)
+    assert base is not None
+    # 95 more lines; the history kept only from "99" on (97 and 98 were dropped)
+    now = make_look(["99", "100", *[f"line-{n}" for n in range(1, 96)]], hs=87, full=True)
+    result = step(now, base.state, full=True)
+    assert result is not None and result.continuous and not result.outran
+    assert result.lines == [f"line-{n}" for n in range(1, 96)]
+
+
+def test_a_full_history_that_dropped_the_whole_anchor_outran_and_was_not_cleared():
+    before = make_look([str(n) for n in range(1, 101)], hs=90, full=True)
+    base = step(before, None, full=False)
+    assert base is not None
+    now = make_look([f"line-{n}" for n in range(46, 151)], hs=95, full=True)
+    result = step(now, base.state, full=True)
+    assert result is not None and not result.continuous and result.outran
+    # the same loss in a history that is not full: the pane was cleared
+    cleared = step(make_look(["fresh"], hs=0), base.state, full=True)
+    assert cleared is not None and not cleared.continuous and not cleared.outran

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -317,3 +318,45 @@ async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane)
     assert over.is_error and "max_lines: Input should be less than or equal to 5000" in (
         over.content[0].text)
     assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200
+
+
+async def test_a_full_scrollback_that_scrolls_is_not_reported_as_cleared(mcp_client, tmux_server):
+    """tmux drops a full history's oldest tenth at once (issue 21). Here the rows are exact
+    (lines written to the pane's terminal, no prompt): the cursor's anchor (lines 299-302)
+    loses 299 and 300 while 301 and 302 still open the history, so nothing was lost; later
+    more lines than the history keeps outrun the cursor, which says so, not "cleared"."""
+    tmux_server.cmd("set", "-g", "history-limit", "100")
+    pane = tmux_server.cmd(
+        "new-session", "-d", "-P", "-F", "#{pane_id}", "-x", "80", "-y", "10",
+        "stty -echo; exec sleep 100000",
+    ).strip()
+    tty = tmux_server.cmd("display-message", "-p", "-t", pane, "#{pane_tty}").strip()
+
+    def put(lines: list[str]) -> None:
+        Path(tty).write_text("".join(f"{line}\n" for line in lines))  # a terminal: no wait
+
+    async def write(lines: list[str]) -> None:
+        put(lines)
+        await eventually(
+            lambda: tmux_server.cmd("capture-pane", "-p", "-t", pane).split(),
+            lambda shown: lines[-1] in shown, what=f"{lines[-1]} on the screen",
+        )
+
+    async def wait_with(cursor: str, pattern: str) -> dict[str, Any]:
+        return ok(await client.call_tool("wait_for_text", {
+            "pane_id": pane, "patterns": [pattern], "cursor": cursor, "timeout": 10,
+            "max_lines": 5000,
+        }))
+
+    await write([str(n) for n in range(1, 303)])  # the history is full
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        base = ok(await client.call_tool("wait_for_text", {"pane_id": pane, "timeout": 0}))
+        await write([*(f"line-{n}" for n in range(1, 101)), "FIN-1"])
+        kept = await wait_with(base["cursor"], "FIN-1")
+        assert kept["outcome"] == "matched" and kept.get("note") is None, kept.get("note")
+        assert kept["output"] == [*(f"line-{n}" for n in range(1, 101)), "FIN-1"]
+
+        await write([*(f"more-{n}" for n in range(1, 151)), "FIN-2"])
+        outran = await wait_with(kept["cursor"], "FIN-2")
+        assert outran["outcome"] == "matched" and outran["output"][-1] == "FIN-2"
+        assert "cleared" not in outran["note"] and "history keeps" in outran["note"]

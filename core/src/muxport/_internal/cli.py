@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import anyio
 
-from muxport._internal import VERSION, app, heap
+from muxport._internal import VERSION, app, heap, regex_work
 from muxport._internal.caller import detect
 from muxport._internal.connection import connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
@@ -117,6 +117,7 @@ def use_pidfd_child_watcher() -> None:
 async def serve(args: argparse.Namespace) -> int:
     use_pidfd_child_watcher()
     heap.fix_mmap_threshold()
+    regex_work.prefer_the_loop()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
     environment = Environment.from_env(os.environ, settings.socket_path is None)

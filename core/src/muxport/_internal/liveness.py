@@ -20,6 +20,7 @@ from muxport._internal.invoke import DEADLINE
 PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has asked
 PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
 STALLED_DEADLINE = 1.0
+EXITING = 1.0  # seconds an exiting server may run on, its socket gone (its clients leave)
 
 
 class Liveness:
@@ -33,18 +34,26 @@ class Liveness:
         self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
         self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
         self.server_pid: int | None = None  # the served server's process, once read
+        self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
-    def check_moved(self) -> None:
-        """After a "no server" answer: raise ``socket_missing`` when the socket file is gone
-        but the server's process still runs (a blocking stat and a /proc read, both tiny)."""
+    async def check_moved(self) -> bool:
+        """Raise ``socket_missing`` when the socket file is gone but the server's process
+        still runs (an exiting server may run on ``EXITING`` seconds: it must run longer);
+        True when it was gone and is back meanwhile (a "no server" answer then is worth
+        asking again: nothing reached the server)."""
         pid = self.server_pid
-        if pid is None or os.path.exists(self.socket_path):
-            return
-        try:
-            comm = Path(f"/proc/{pid}/comm").read_text().strip()
-        except OSError:
-            return
-        if comm.startswith("tmux"):
+        if pid is None or self._present():
+            return False
+        deadline = anyio.current_time() + EXITING
+        while anyio.current_time() < deadline:
+            if not self._running(pid):
+                return False  # it exited: gone, as tmux says
+            if self._back():
+                return True
+            await anyio.sleep(0.01)
+        if self._back():
+            return True
+        if not self._present() and self._listening(pid):
             raise SocketMissing(
                 f"the tmux server (pid {pid}) still runs, but its socket {self.socket_path} "
                 "is gone (moved or deleted), so nothing can reach it; `kill -USR1 "
@@ -52,6 +61,7 @@ class Liveness:
                 "what runs in its panes goes on (wait_for_run collects a run)",
                 delivery="not_sent",
             )
+        return False
 
     def limit(self, deadline: float) -> float:
         """The deadline an invocation gets now."""
@@ -85,6 +95,39 @@ class Liveness:
             scope.deadline = min(scope.deadline, cut)
         return self.unresponsive()
 
+    def _back(self) -> bool:
+        return os.path.exists(self.socket_path)  # one stat
+
+    def _present(self) -> bool:
+        """The socket file is there, or its whole directory is gone (a server torn down
+        with its directory, as a test kit or a cleanup does, not a socket moved away)."""
+        path = self.socket_path  # a stat or two: never long
+        return os.path.exists(path) or not os.path.isdir(os.path.dirname(path) or ".")
+
+    def _listening(self, pid: int) -> bool:
+        """The server still listens on the socket it bound at this path (``/proc/net/unix``
+        keeps the path it was bound to): an exiting server has closed it, a moved one not."""
+        try:
+            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+            table = Path("/proc/net/unix").read_text().splitlines()[1:]
+        except OSError:
+            return False
+        for row in table:  # Num RefCount Protocol Flags Type St Inode Path
+            fields = row.split()
+            if len(fields) == 8 and fields[7] == self.socket_path and int(fields[3], 16) & 0x10000:
+                if f"socket:[{fields[6]}]" in inodes:
+                    return True
+        return False
+
+    @staticmethod
+    def _running(pid: int) -> bool:
+        """The process runs and is tmux (not a zombie: killed, not yet reaped)."""
+        try:  # "pid (comm) state ..."
+            comm, _, rest = Path(f"/proc/{pid}/stat").read_text().partition(") ")
+        except OSError:
+            return False
+        return "(tmux" in comm and rest[:1] not in ("Z", "X", "")
+
     async def stall_seen(self) -> None:
         await self._stall_seen.wait()
 
@@ -99,14 +142,24 @@ class Liveness:
     async def responsive(self, probe: Callable[[float], Awaitable[object]]) -> None:
         """Raise ``tmux_unresponsive`` when the server stopped answering (for waits).
 
-        Known stalled: at once. Otherwise at most one ``probe`` (given its deadline) per
-        ``PROBE_EVERY`` seconds for the whole server; any answered invocation counts as one."""
-        if self.stalled:
-            raise self.unresponsive()
-        if time.monotonic() - self.answered_at < PROBE_EVERY:
+        At most one ``probe`` (given its deadline) per ``PROBE_EVERY`` seconds for the whole
+        server; any answered invocation counts as one. Known stalled: at once, unless no
+        probe has asked since ``PROBE_EVERY``: then one probe with the stalled deadline,
+        so that the first wait after the server resumed finds it answering again."""
+        if self._settled():
             return
         async with self._probing:
-            if self.stalled:  # the probe this one waited for found the server stalled
+            if self._settled():  # the probe this one waited for answered
+                return
+            if self.stalled:
+                self.stalled_probe_at = time.monotonic()
+            await probe(STALLED_DEADLINE if self.stalled else PROBE_DEADLINE)
+
+    def _settled(self) -> bool:
+        """True: answered recently; raises: known stalled and probed recently; False: ask."""
+        now = time.monotonic()
+        if self.stalled:
+            if now - self.stalled_probe_at < PROBE_EVERY:
                 raise self.unresponsive()
-            if time.monotonic() - self.answered_at >= PROBE_EVERY:
-                await probe(PROBE_DEADLINE)
+            return False
+        return now - self.answered_at < PROBE_EVERY

@@ -6,6 +6,7 @@ hit another pane.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -18,6 +19,11 @@ from muxport._internal.facts import OBJECT_KINDS
 PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in OBJECT_KINDS.items()}
 
 
+# What tmux prints: no sign, no leading zero, no space. \d is [0-9] in a schema (ECMA-262);
+# the check below reads it with re.ASCII, so that the server refuses the same values.
+ID_DIGITS = r"(0|[1-9]\d*)"
+
+
 def exact_id(value: str, prefix: str) -> str:
     """``value`` if it is an exact id with ``prefix`` (%, @, $); ValueError naming the listing."""
     result: str = _exact_id(prefix)(value)
@@ -25,29 +31,42 @@ def exact_id(value: str, prefix: str) -> str:
 
 
 def _exact_id(prefix: str) -> Callable[[Any], Any]:
+    """The check behind an id's schema pattern: the same pattern, nothing stripped or read
+    loosely (``%0 ``, ``%0\\n`` and ``%00`` are not ``%0``; tmux would read them as ``%0``)."""
     kind, tool = PREFIXES[prefix]
+    exact = re.compile(re.escape(prefix) + ID_DIGITS, re.ASCII)
 
     def check(value: Any) -> Any:
-        text = str(value).strip() if isinstance(value, int | str) else value
-        if isinstance(text, str) and text.isdigit():
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(text, str):
+            return text  # the str type refuses it
+        if text.strip().isdigit():
             raise ValueError(
-                f"a bare number ({text}) is not a {kind} id: tmux would read it as an index and "
-                f"could hit another {kind}; pass the id from {tool}, e.g. {prefix}{text}"
+                f"a bare number ({text.strip()}) is not a {kind} id: tmux would read it as an "
+                f"index and could hit another {kind}; pass the id from {tool}, e.g. "
+                f"{prefix}{text.strip()}"
             )
-        if isinstance(text, str) and not (text.startswith(prefix) and text[1:].isdigit()):
-            raise ValueError(f"{text!r} is not a {kind} id like {prefix}3; call {tool} for the ids")
+        if not exact.fullmatch(text):
+            raise ValueError(
+                f"{text!r} is not a {kind} id like {prefix}3 (exactly as {tool} prints it: no "
+                f"spaces, no leading zeros); call {tool} for the ids"
+            )
         return text
 
     return check
+
+
+def _id_pattern(prefix: str) -> str:
+    return "^" + re.escape(prefix) + ID_DIGITS + "$"
 
 
 # Field comes before the validator so that the pattern also appears in the inputSchema
 # (pydantic drops it from the JSON schema when it follows a BeforeValidator). No
 # description: the pattern shows the shape, the server instructions where ids come from,
 # and 30 schemas would repeat it.
-PaneId = Annotated[str, Field(pattern=r"^%[0-9]{1,9}$"), BeforeValidator(_exact_id("%"))]
-WindowId = Annotated[str, Field(pattern=r"^@[0-9]{1,9}$"), BeforeValidator(_exact_id("@"))]
-SessionId = Annotated[str, Field(pattern=r"^\$[0-9]{1,9}$"), BeforeValidator(_exact_id("$"))]
+PaneId = Annotated[str, Field(pattern=_id_pattern("%")), BeforeValidator(_exact_id("%"))]
+WindowId = Annotated[str, Field(pattern=_id_pattern("@")), BeforeValidator(_exact_id("@"))]
+SessionId = Annotated[str, Field(pattern=_id_pattern("$")), BeforeValidator(_exact_id("$"))]
 # The schema's bounds are the caps themselves (budgets.py): what a client validating by the
 # schema accepts, the server accepts, and nothing is clamped in silence.
 MaxLines = Annotated[
@@ -72,12 +91,3 @@ class Result(BaseModel):
     # No description and no null: the name says it, 46 output schemas would repeat it,
     # and answer_dict leaves an empty note out.
     note: Annotated[str | None, WithJsonSchema({"type": "string"}, mode="serialization")] = None
-
-
-def answer_dict(model: BaseModel) -> dict[str, Any]:
-    """An answer as the server sends it: JSON-ready, optional empty fields (``note``) left out."""
-    data: dict[str, Any] = model.model_dump(mode="json")
-    for key, info in type(model).model_fields.items():
-        if data.get(key, 0) is None and not info.is_required():
-            del data[key]
-    return data

@@ -82,7 +82,9 @@ class Transport:
     async def _invoke(
         self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE, start: bool = True
     ) -> TmuxResult:
-        # every invocation (run, read, batched sends, hook checks) reaches tmux here
+        # every invocation (run, read, batched sends, hook checks) reaches tmux here; none
+        # while the socket is moved away, where a forked tmux would start a second server
+        await self.liveness.check_moved()
         done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start)
         result = TmuxResult(
             done.returncode,
@@ -90,7 +92,9 @@ class Transport:
             done.stderr.decode("utf-8", "replace"),
         )
         if result.returncode and facts.classify(result.stderr) == "gone":
-            self.liveness.check_moved()  # an unreachable server is not always a dead one
+            # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
+            if await self.liveness.check_moved():
+                return await self._invoke(commands, deadline, start)
         return result
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:

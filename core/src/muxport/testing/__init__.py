@@ -1,8 +1,9 @@
 """The test kit for toolset authors: a real tmux server on a private socket, shell panes,
 MCP clients (in process and over the installed launcher's stdio), ``JsonLines`` (a
 server's JSON-RPC lines read within a deadline), a fake transport,
-``tool_context`` for calling a tool directly, and ``eventually`` (``eventually_blocking``
-in synchronous code) for bounded waiting.
+``tool_context`` for calling a tool directly, ``eventually`` (``eventually_blocking``
+in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costliest
+client regexes) for tools that take patterns.
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
@@ -20,10 +21,12 @@ from muxport.testing.clients import (
 )
 from muxport.testing.fake import FakeTmux, tool_context
 from muxport.testing.lines import JsonLines
+from muxport.testing.patterns import HOSTILE_PATTERNS
 from muxport.testing.server import ShellPane, TmuxServer
 from muxport.testing.waiting import eventually, eventually_blocking
 
 __all__ = [
+    "HOSTILE_PATTERNS",
     "CheckedCalls",
     "FakeTmux",
     "JsonLines",

@@ -6,6 +6,7 @@ from muxport import ToolRegistry, hookimpl
 
 from muxport_execute import create, keys, panes, paste, sync
 from muxport_execute.frames import choose
+from muxport_execute.run import cleanup
 from muxport_execute.run import tools as run_tools
 
 
@@ -23,4 +24,4 @@ def register_tools(registry: ToolRegistry) -> None:
 
 @hookimpl
 def report_facts() -> dict[str, Any]:
-    return choose.installation()
+    return {**choose.installation(), "crash_cleanup": cleanup.survey()}

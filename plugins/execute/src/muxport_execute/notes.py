@@ -24,6 +24,7 @@ REPLS = frozenset(
      "ghci", "iex", "erl", "lua", "R", "julia", "bc", "gdb", "redis-cli", "mongosh"}
 )
 FULL_SCREEN = frozenset({"top", "htop", "btop", "watch", "tig", "mc", "ranger"})
+OTHER_SHELLS = frozenset({"xonsh", "nu", "elvish", "pwsh", "ion", "murex", "csh", "tcsh"})
 POSIX_SHELLS = frozenset(
     {"sh", "ash", "bash", "dash", "ksh", "ksh93", "mksh", "pdksh", "zsh", "yash", "posh", "busybox"}
 )
@@ -35,6 +36,14 @@ def is_posix_shell(command: str) -> bool:
     return name in POSIX_SHELLS
 
 
+def is_interactive(command: str) -> bool:
+    """A program a person runs and an rc file never leaves in the foreground: a pager, an
+    editor, a REPL, a full-screen program."""
+    name = program_name(command)
+    return (name in PAGERS or name in EDITORS or name in REPLS or name in FULL_SCREEN
+            or name.startswith("python"))
+
+
 def program_name(command: str) -> str:
     name = command.strip().lstrip("-").rsplit("/", 1)[-1]
     # python3.11 -> python3
@@ -44,6 +53,11 @@ def program_name(command: str) -> str:
 def stop_recovery(command: str, pane_id: str) -> str:
     """How to end what runs in ``pane_id`` in the foreground (``command`` as tmux names it)."""
     name = program_name(command)
+    if name in OTHER_SHELLS:  # C-d would end the pane's own shell, maybe a login shell
+        return (
+            f"{name} is a shell that is not POSIX: run_shell_command cannot frame commands "
+            f"there; type into it with send_keys to {pane_id} (never C-d: it exits the shell)"
+        )
     if name in PAGERS:
         return f"{name} is a pager: send_keys q to {pane_id} leaves it"
     if name in EDITORS:

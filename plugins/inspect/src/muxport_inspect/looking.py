@@ -25,7 +25,10 @@ from muxport_inspect.cursors import (
 )
 
 POSITION = fmt(
-    ("history_size", "cursor_y", "pane_height", "pane_pid", "pane_dead", "session_id")
+    (
+        "history_size", "cursor_y", "pane_height", "pane_pid", "pane_dead", "session_id",
+        "history_limit",
+    )
 )
 # Rows kept above the reader's window so that the anchor of a recent cursor is inside it.
 MARGIN_ROWS = ANCHOR_LINES + 16
@@ -44,6 +47,9 @@ class Look:
     finished: list[str]
     cursor_line: str
     below: list[str]
+    # The history is full: tmux drops its oldest tenth at once whenever it fills again
+    # (grid.c grid_collect_history), so its first lines come and go without any clear.
+    history_full: bool = False
 
     @property
     def mark(self) -> int:
@@ -70,7 +76,7 @@ async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
         ("capture-pane", "-p", "-J", "-t", pane_id, "-S", start, "-E", "-"),
     )
     fields, body = head(out.stdout)
-    if len(fields) != 6 or not all(v.isdigit() for v in fields[:4]):
+    if len(fields) != 7 or not all(v.isdigit() for v in (*fields[:4], fields[6])):
         # A server or pane going away mid-answer leaves the values empty: ask once more, so
         # that is answered as server_gone / not_found rather than as a malformed answer.
         await ctx.tmux.run(("display-message", "-p", "-t", pane_id, "#{pane_id}"))
@@ -84,8 +90,10 @@ async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
     above, below = lines[:cut], lines[cut:]
     cursor_line = above.pop() if above else ""
     top = 0 if rows_back is None else max(0, hs - rows_back)
+    limit = int(fields[6])
     return Look(
-        pane_id, hs, cy, height, pid, fields[4] == "1", fields[5], top, above, cursor_line, below
+        pane_id, hs, cy, height, pid, fields[4] == "1", fields[5], top, above, cursor_line, below,
+        history_full=hs >= limit - max(1, limit // 10),
     )
 
 
@@ -96,6 +104,7 @@ class Step:
     lines: list[str]  # finished lines after the cursor's anchor (unbounded, oldest first)
     continuous: bool
     state: CursorState  # the cursor after delivering ``lines``
+    outran: bool = False  # not continuous because a full history dropped them, not a clear
 
 
 def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
@@ -113,7 +122,8 @@ def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
         # Nothing was finished when the cursor was issued: everything finished now is new.
         if not covers_top:
             return None
-        return Step(list(current.finished), current.mark >= state.mark, after)
+        continuous = current.mark >= state.mark
+        return Step(list(current.finished), continuous, after, current.history_full)
     hashes = [line_hash(line) for line in current.finished]
     expected = state.mark - 1 - current.top
     end = find_anchor(hashes, state.anchors, expected if expected >= 0 else None)
@@ -121,7 +131,18 @@ def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
         return Step(current.finished[end + 1 :], True, after)
     if not covers_top:
         return None
-    return Step(list(current.finished), False, after)
+    kept = _anchor_kept(hashes, state.anchors) if current.history_full else 0
+    if kept:  # the anchor's first lines were dropped, its last ones start the history
+        return Step(current.finished[kept:], True, after)
+    return Step(list(current.finished), False, after, current.history_full)
+
+
+def _anchor_kept(hashes: list[str], anchors: tuple[str, ...]) -> int:
+    """How many of the anchor's last lines open ``hashes`` (the top of a full history)."""
+    for kept in range(len(anchors) - 1, 0, -1):
+        if hashes[:kept] == list(anchors[-kept:]):
+            return kept
+    return 0
 
 
 async def advance(

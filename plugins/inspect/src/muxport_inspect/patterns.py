@@ -1,4 +1,8 @@
-"""The patterns of wait_for_text: limits, plain or regex matching, the first hit in some lines."""
+"""The patterns of wait_for_text: limits, plain or regex matching, the first hit in some lines.
+
+Compiling and matching run off the event loop (``muxport.policy``): a costly pattern ends the
+wait with ``pattern_too_costly`` and never holds another call.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from muxport import InvalidArgument
-from muxport.policy import Compiled, compile_user_regex, search
+from muxport.policy import (
+    Compiled,
+    MatchBudget,
+    PatternTooCostly,
+    compile_user_regex,
+    match_off_loop,
+    search,
+)
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32
@@ -58,7 +69,7 @@ class Patterns:
         return bool(self.wanted)
 
     @classmethod
-    def compile(
+    async def compile(
         cls, wanted: Sequence[str] | None, stops: Sequence[str] | None, regex: bool
     ) -> Patterns:
         """Check the combined size and, for regex, that each compiles (a tool error if not)."""
@@ -70,13 +81,17 @@ class Patterns:
                 f"{MAX_TOTAL_BYTES}: wait for fewer or shorter patterns"
             )
 
-        def build(items: list[str], what: str) -> tuple[tuple[str, Compiled | None], ...]:
+        async def build(items: list[str], what: str) -> tuple[tuple[str, Compiled | None], ...]:
             built = []
             for index, text in enumerate(items):
                 compiled = None
                 if regex:
                     try:
-                        compiled = compile_user_regex(text)
+                        compiled = await compile_user_regex(text)
+                    except PatternTooCostly as exc:
+                        raise PatternTooCostly(
+                            f"{what}[{index}] {text[:80]!r} is {exc.message}", data=exc.data
+                        ) from None
                     except ValueError as exc:
                         raise InvalidArgument(
                             f"{what}[{index}] {text[:80]!r} is not a usable regular expression: "
@@ -85,20 +100,33 @@ class Patterns:
                 built.append((text, compiled))
             return tuple(built)
 
-        return cls(build(wanted, "patterns"), build(stops, "stop"))
+        return cls(await build(wanted, "patterns"), await build(stops, "stop"))
 
-    def first(self, lines: Sequence[str], stop: bool = True) -> Hit | None:
-        """The first line holding a pattern (a stop pattern wins within one line)."""
-        for line in lines:
-            if stop:
-                for text, compiled in self.stops:
-                    if _found(text, compiled, line):
+    async def first(self, lines: Sequence[str], stop: bool = True) -> Hit | None:
+        """The first line holding a pattern (a stop pattern wins within one line), found in a
+        worker thread within one ``MatchBudget``."""
+        if not lines or not (self.wanted or (stop and self.stops)):
+            return None
+        budget = MatchBudget()
+        stops = self.stops if stop else ()
+
+        def scan() -> Hit | None:
+            for line in lines:
+                for text, compiled in stops:
+                    if _found(text, compiled, line, budget):
                         return Hit(text, line, stop=True)
-            for text, compiled in self.wanted:
-                if _found(text, compiled, line):
-                    return Hit(text, line)
-        return None
+                for text, compiled in self.wanted:
+                    if _found(text, compiled, line, budget):
+                        return Hit(text, line)
+            return None
+
+        try:
+            return await match_off_loop(budget, scan)
+        except PatternTooCostly as exc:
+            raise PatternTooCostly(
+                f"waiting for these patterns is {exc.message}", data=exc.data
+            ) from None
 
 
-def _found(text: str, compiled: Compiled | None, line: str) -> bool:
-    return search(compiled, line) >= 0 if compiled is not None else text in line
+def _found(text: str, compiled: Compiled | None, line: str, budget: MatchBudget) -> bool:
+    return search(compiled, line, budget) >= 0 if compiled is not None else text in line

@@ -11,7 +11,7 @@ from typing import Any
 
 from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
 from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
-from muxport.policy import DEFAULT_LINES, MAX_CHARS, Bounded, clamp_lines, keep_newest
+from muxport.policy import DEFAULT_LINES, MAX_CHARS, MAX_LINES, Bounded, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import SCREEN
@@ -72,11 +72,14 @@ def bounded(screen: Screen, args: CaptureArgs) -> dict[str, Any]:
         "truncated": kept.truncated,
         "lines_dropped": kept.lines_dropped,
         "max_lines": budget,
-        "note": budget_note(args, kept),
+        "note": budget_note(args, budget, kept, max(0, len(lines) - budget)),
     }
 
 
-def budget_note(args: CaptureArgs, kept: Bounded) -> str | None:
+def budget_note(args: CaptureArgs, used: int, kept: Bounded, by_lines: int) -> str | None:
+    """Why lines are missing, and only the advice that can help: a line budget already at
+    its most is not worth raising, and no line budget brings back what the character
+    budget left out; what the answer budget left out is paged back with ``skip``."""
     parts = []
     clipped = kept.truncated and kept.lines_dropped == 0
     if kept.answer_full and not kept.lines:
@@ -89,11 +92,19 @@ def budget_note(args: CaptureArgs, kept: Bounded) -> str | None:
             f"answer budget (newest kept): capture_pane with {same} skip: "
             f"{args.skip + len(kept.lines)} returns the ones before"
         )
-    elif kept.lines_dropped:
-        parts.append(
-            f"{kept.lines_dropped} older lines were left out (newest kept); raise max_lines "
-            "(up to 5000) or use capture_since to follow new output"
-        )
+    else:
+        if by_lines:
+            more = f"raise max_lines (up to {MAX_LINES}) or " if used < MAX_LINES else ""
+            parts.append(
+                f"{by_lines} older lines were left out by max_lines {used} (newest kept); "
+                f"{more}use capture_since to follow new output"
+            )
+        if kept.lines_dropped > by_lines:
+            parts.append(
+                f"{kept.lines_dropped - by_lines} older lines were left out by the "
+                f"{MAX_CHARS}-character budget of one answer (newest kept; a larger max_lines "
+                "would not bring them back)"
+            )
     if clipped:
         why = "the answer budget" if kept.answer_full else f"the {MAX_CHARS}-character budget"
         parts.append(f"the oldest kept line was cut to its last characters ({why})")

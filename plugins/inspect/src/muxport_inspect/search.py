@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
 from muxport.formats import fmt, records
-from muxport.policy import compile_user_regex, search
+from muxport.policy import (
+    MatchBudget,
+    PatternTooCostly,
+    compile_user_regex,
+    match_off_loop,
+    search,
+)
 from pydantic import BaseModel, Field, field_validator
 
 from muxport_inspect.common import SCREEN, scope, utf8_len
@@ -81,19 +89,21 @@ class SearchResult(Result):
     truncated: bool = Field(description="more matches exist than were returned")
 
 
-def matcher(args: SearchArgs) -> Callable[[str], int]:
-    """A function giving the match start in a line, or -1."""
+async def matcher(args: SearchArgs, budget: MatchBudget) -> Callable[[str], int]:
+    """A function giving the match start in a line, or -1 (in a matching thread)."""
     if not args.regex:
         return lambda line: line.find(args.pattern)
     try:
-        compiled = compile_user_regex(args.pattern)
+        compiled = await compile_user_regex(args.pattern)
+    except PatternTooCostly as exc:
+        raise PatternTooCostly(f"pattern is {exc.message}", data=exc.data) from None
     except ValueError as exc:
         raise InvalidArgument(
             f"pattern is not a usable regular expression: {exc}; or pass regex: false "
             "to search for the text literally"
         ) from None
 
-    return lambda line: search(compiled, line)
+    return lambda line: search(compiled, line, budget)
 
 
 def clip(line: str, start: int) -> str:
@@ -125,12 +135,60 @@ async def captures(ctx: ToolContext, panes: list[str]) -> dict[str, list[str]]:
     return screens
 
 
+@dataclass
+class Scan:
+    """One search's progress through the panes, run chunk by chunk in a matching thread."""
+
+    find: Callable[[str], int]
+    total_cap: int
+    pane_cap: int
+    started: float = field(default_factory=time.monotonic)
+    matches: list[Match] = field(default_factory=list)
+    searched: int = 0
+    lines_read: int = 0
+    bytes_read: int = 0
+    limited: bool = False
+    more: bool = False
+
+    def chunk(self, chunk: list[list[str]], screens: dict[str, list[str]]) -> None:
+        for pane_id, session_id, window_id in chunk:
+            if self.limited or time.monotonic() - self.started > CEILING_SECONDS:
+                self.limited = True
+                return
+            lines = screens.get(pane_id)
+            if lines is None:
+                continue
+            found = 0
+            for number, line in enumerate(lines, 1):
+                self.lines_read += 1
+                self.bytes_read += utf8_len(line) + 1
+                if self.lines_read > CEILING_LINES or self.bytes_read > CEILING_BYTES:
+                    self.limited = True
+                    return
+                start = self.find(line)
+                if start < 0:
+                    continue
+                if found >= self.pane_cap or len(self.matches) >= self.total_cap:
+                    self.more = True
+                    continue
+                found += 1
+                self.matches.append(
+                    Match(
+                        pane_id=pane_id,
+                        session_id=session_id,
+                        window_id=window_id,
+                        line_number=number,
+                        line=clip(line, start),
+                    )
+                )
+            self.searched += 1
+
+
 @tool(SCREEN, title="Search panes")
 async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
     """Search the visible screens of all panes (or one session's) for text or a regex."""
-    find = matcher(args)
-    total_cap = min(args.max_matches, MATCHES_CAP)
-    pane_cap = min(args.max_matches_per_pane, PER_PANE_CAP)
+    budget = MatchBudget()
+    find = await matcher(args, budget)
     listing = await ctx.tmux.run(
         (
             "list-panes",
@@ -140,51 +198,22 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         ),
     )
     panes = records(listing.stdout)
-    started = time.monotonic()
-    matches: list[Match] = []
-    searched = lines_read = bytes_read = 0
-    limited = False
-    more = False
+    scan = Scan(
+        find, min(args.max_matches, MATCHES_CAP), min(args.max_matches_per_pane, PER_PANE_CAP)
+    )
     todo = panes[:CEILING_PANES]
     for offset in range(0, len(todo), CHUNK):
         chunk = todo[offset : offset + CHUNK]
         screens = await captures(ctx, [p[0] for p in chunk])
-        for pane_id, session_id, window_id in chunk:
-            if limited or time.monotonic() - started > CEILING_SECONDS:
-                limited = True
-                break
-            lines = screens.get(pane_id)
-            if lines is None:
-                continue
-            found = 0
-            for number, line in enumerate(lines, 1):
-                lines_read += 1
-                bytes_read += utf8_len(line) + 1
-                if lines_read > CEILING_LINES or bytes_read > CEILING_BYTES:
-                    limited = True
-                    break
-                start = find(line)
-                if start < 0:
-                    continue
-                if found >= pane_cap or len(matches) >= total_cap:
-                    more = True
-                    continue
-                found += 1
-                matches.append(
-                    Match(
-                        pane_id=pane_id,
-                        session_id=session_id,
-                        window_id=window_id,
-                        line_number=number,
-                        line=clip(line, start),
-                    )
-                )
-            if not limited:
-                searched += 1
-        if limited:
+        try:
+            await match_off_loop(budget, functools.partial(scan.chunk, chunk, screens))
+        except PatternTooCostly as exc:
+            raise PatternTooCostly(f"pattern is {exc.message}", data=exc.data) from None
+        if scan.limited:
             break
+    searched, matches, more = scan.searched, scan.matches, scan.more
     # past the pane ceiling: the first CEILING_PANES panes are searched, the rest are not
-    limited = limited or len(panes) > CEILING_PANES
+    limited = scan.limited or len(panes) > CEILING_PANES
     notes = []
     if limited:
         notes.append(

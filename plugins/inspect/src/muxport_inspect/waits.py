@@ -78,18 +78,26 @@ class Wait:
         self.output: list[str] = []
         self.cursor_line = ""
         self.unfinished = ""
-        self.discontinuous = False
+        self.cleared = False  # the pane was cleared while watched
+        self.outran = False  # a full history dropped lines before a look could read them
 
     def finish(
         self, outcome: Outcome, hit: Hit | None = None, cursor: str | None = None
     ) -> WaitForText:
         kept = keep_newest(self.output + self.tail(), self.budget)
-        note = NOTES[outcome]
-        if self.discontinuous:
-            note = (
-                ((note + "; ") if note else "") + "the pane was cleared while watched: output "
-                "after the clear may not follow on from before"
+        notes = [NOTES[outcome]]
+        if self.cleared:
+            notes.append(
+                "the pane was cleared while watched: output after the clear may not follow "
+                "on from before"
             )
+        if self.outran:
+            notes.append(
+                "more lines were printed than the pane's history keeps (history-limit): the "
+                "oldest of them were dropped before they were read, so output may not follow "
+                "on from before"
+            )
+        note = "; ".join(n for n in notes if n) or None
         return WaitForText(
             outcome=outcome,
             matched=hit.pattern if hit else None,
@@ -109,13 +117,14 @@ class Wait:
         changed = line_hash(self.cursor_line) != self.unfinished
         return [self.cursor_line] if self.cursor_line.strip() and (changed or self.output) else []
 
-    def absorb(self, current: Look, result: Step) -> Hit | None:
+    async def absorb(self, current: Look, result: Step) -> Hit | None:
         """Add a look's new lines; the hit they (or the changed unfinished line) contain."""
         self.output.extend(result.lines)
-        self.discontinuous |= not result.continuous
+        self.cleared |= not result.continuous and not result.outran
+        self.outran |= not result.continuous and result.outran
         self.cursor_line = current.cursor_line
         fresh = [*result.lines, *self.tail()]
-        hit = self.patterns.first(fresh)
+        hit = await self.patterns.first(fresh)
         if hit is None and not self.patterns.any and fresh:
             hit = Hit(None, fresh[0])
         return hit

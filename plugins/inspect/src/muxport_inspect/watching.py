@@ -99,7 +99,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
 
     Text already shown: present_at_entry. Returns the new output and a cursor.
     """
-    patterns = Patterns.compile(args.patterns, args.stop, args.regex)
+    patterns = await Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)
     # display-message alone prints for some other pane when the target is missing;
     # has-session fails for it, naming the pane.
@@ -121,13 +121,13 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
             cursor = sign.encode(result.state)
             if state is None:
                 wait.unfinished = line_hash(current.cursor_line)
-                hit = patterns.first(current.screen(), stop=False) if patterns.any else None
+                hit = await patterns.first(current.screen(), stop=False)
                 if hit is not None:
                     return wait.finish("present_at_entry", hit, cursor)
                 wait.cursor_line = current.cursor_line
             else:
                 wait.unfinished = state.unfinished
-                hit = wait.absorb(current, result)
+                hit = await wait.absorb(current, result)
                 if hit is not None:
                     return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
             state = result.state
@@ -147,7 +147,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
                 last_look = time.monotonic()
                 current, result = await advance(ctx, args.pane_id, state, wait.budget)
                 state, cursor = result.state, sign.encode(result.state)
-                hit = wait.absorb(current, result)
+                hit = await wait.absorb(current, result)
                 if hit is not None:
                     return wait.finish("stopped" if hit.stop else "matched", hit, cursor)
         except NotFound:

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from typing import Annotated, Any, Literal
 
+import anyio
 from muxport import Args, Result, Timeout, Toolbox, ToolContext, tool
 from muxport.policy import DEFAULT_WAIT, effective_timeout
 from pydantic import BeforeValidator, Field
@@ -27,6 +28,7 @@ from pydantic import BeforeValidator, Field
 from muxport_manage.common import CHANNEL
 from muxport_manage.waiter import Waiter
 
+RETRY = 0.1  # seconds before another wait-for client, after one could not register
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:@%+=,/-]{0,127}")
 
 
@@ -125,6 +127,11 @@ async def _wait(
                 drain = False  # that signal predates the call: consumed, wait for a new one
                 continue
             return "signalled", "the signal was sent before this call; tmux had kept it"
+        if result == "failed":  # the client could not register: another, while time is left
+            if time.monotonic() >= deadline:
+                return "timed_out", None
+            await anyio.sleep(RETRY)
+            continue
         if result == "gone":
             return "server_gone", (
                 "the tmux server stopped while waiting; list_sessions "

@@ -22,7 +22,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 from muxport import ToolContext
 
-Ending = Literal["pending", "signalled", "timed_out", "gone"]
+Ending = Literal["pending", "signalled", "timed_out", "gone", "failed"]
 GRACE = 5.0  # seconds granted to start the client and register, even with timeout 0
 RELEASE = 2.0  # seconds granted to wake and reap our own waiter
 
@@ -71,10 +71,16 @@ class Waiter:
         )
         self.lines = lines = Lines(process.stdout)
         try:
+            first: str | None = "(nothing yet)"
             with anyio.move_on_after(max(deadline, time.monotonic() + GRACE) - time.monotonic()):
-                self.registered = self.seen_armed = await lines.readline() == "armed"
+                first = await lines.readline()
+            self.registered = self.seen_armed = first == "armed"
             if not self.registered:
-                return "gone" if await self.server_gone() else "timed_out"
+                if await self.server_gone():
+                    return "gone"
+                # ended without arming while the server answers: it could not reach the
+                # server for a moment (a socket moved and back); the caller starts another
+                return "timed_out" if first == "(nothing yet)" else "failed"
             await self.ctx.wait_progress(
                 f"channel {self.channel}", deadline - self.start, time.monotonic() - self.start,
                 "registered",

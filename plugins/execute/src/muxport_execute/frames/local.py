@@ -82,11 +82,7 @@ class LocalStrategy:
         return None
 
     async def _checks(self, ctx: ToolContext) -> None:
-        """The input check again right before typing, beside a look at the line editor
-        (fish: the input check alone)."""
-        if self.fish:
-            await check_input(ctx, self.pane_id, exactly_one=True)
-            return
+        """The input check again right before typing, beside a look at the line editor."""
         lines = []
         async with anyio.create_task_group() as group:
 

@@ -52,6 +52,7 @@ class Watch:
     began: float = 0.0  # when the line was typed (anyio's clock)
     started: bool = False  # the frame has started (emitted)
     stopped: bool = False  # the frame's process is stopped (emitted)
+    dropped: bool = False  # the command text is removed (the shell opened cmd)
 
     @property
     def shell_pid(self) -> int | None:
@@ -166,7 +167,12 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
         invalid, lines = await raw_bytes.check(w.copy, lines)
     copy, w.copy = w.copy, None
     if copy is not None:  # closed before the answer: the next run may copy again
-        await raw_bytes.close(w.tmux, copy)
+        while True:
+            try:
+                await raw_bytes.close(w.tmux, copy)
+                break
+            except TmuxUnresponsive:  # stopped, or its socket moved: once it answers
+                await anyio.sleep(STALLED_STEP)
         if invalid and note is None:
             note = raw_bytes.NOTE.format(count=invalid)
     return Ending("completed", status, lines, framed, not framed, note, invalid_utf8=invalid)

@@ -1,9 +1,10 @@
 """The local frame's private files (docs/runs-and-waits.md): what is written and typed.
 
 The command is never typed. It goes to a private 0600 file ``cmd`` in a private 0700
-directory, beside the frame ``run``; the pane's shell is sent one short line that
-sources the frame (`` \\. '/tmp/mxr-…/run'`` plus Enter). The frame, all of it inside a
-subshell so that nothing it does outlives it:
+directory named after the muxport process that owns it (host/owners.py), beside the
+frame ``run``; the pane's shell is sent one short line that sources the frame
+(`` \\. '/tmp/mxr-…/run'`` plus Enter). The text of the files is in frames/local_text.py.
+The frame, all of it inside a subshell so that nothing it does outlives it:
 
 1. turns off the pane shell's ``-e -u -x -v`` (and zsh's ``printexitvalue``) for its own
    lines, so that no trace or error text lands between the markers;
@@ -13,7 +14,11 @@ subshell so that nothing it does outlives it:
 3. prints the start marker ``<nonce>:s``;
 4. sources ``cmd`` in an inner subshell with the traps reset and ``-e``/``-u``
    re-applied when the pane's shell had them, so ``cd``, ``export``, ``exit 3`` do not
-   reach the pane.
+   reach the pane. ``cmd``'s first line writes ``read``: the shell has opened it, and
+   the command text is removed (``Frame.drop_command``, from the run's follow).
+
+``channel`` names the run's tmux socket and ``wait-for`` channel, so that a muxport
+starting after this one was killed can wake the run's waiter (run/cleanup.py).
 
 The nonce (128 bits) is only in the files, never on the typed line, so the echo of the
 typed line can never look like a marker, however the line editor wraps or redraws it.
@@ -38,8 +43,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from muxport_execute.frames.base import Extracted, Markers, extract, quote
+from muxport_execute.frames.base import Extracted, extract, quote
+from muxport_execute.frames.local_text import Layout, command_head, frame_text, run_text
+from muxport_execute.host.owners import directory_prefix
 
+CHANNEL = "channel"  # the run's tmux socket and wait-for channel, for a cleanup after a crash
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
 
 
@@ -49,12 +57,8 @@ def base_dir() -> str:
 
 
 @dataclass(frozen=True)
-class Frame(Markers):
-    """One run's private files, markers and channel."""
-
-    channel: str
-    directory: Path
-    fish: bool = False  # fish panes: sh runs the frame, a child fish the command
+class Frame(Layout):
+    """One run's private files, markers and channel, and what they say."""
 
     @property
     def status_path(self) -> Path:
@@ -107,102 +111,18 @@ class Frame(Markers):
             return None
         return int(text) if text.isdigit() and int(text) < 256 else None
 
+    def drop_command(self) -> bool:
+        """Remove the command text once the shell has opened ``cmd`` (it reads from what
+        it opened); True when it is gone."""
+        if not (self.directory / "read").exists():
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.directory / "cmd")
+        return True
+
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
 
-
-def _forget(frame: Frame) -> str:
-    """bash records space-led lines unless HISTCONTROL says otherwise: drop our own entry,
-    recognised by this run's unique directory name (runs in the pane's shell itself)."""
-    return (
-        "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
-        f"(*{quote(frame.directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
-        "esac;; esac\n"
-    )
-
-
-def _run_text(frame: Frame, suppress_history: bool) -> str:
-    """The file the typed line sources, in the pane's shell: (history) and one subshell.
-
-    The subshell is the job the shell reports on C-z: its text is this one short line,
-    never the frame's source (docs/run-outcomes.md).
-    """
-    forget = _forget(frame) if suppress_history else ""
-    return forget + f"( \\. {quote(str(frame.directory / 'frame'))} )\n"
-
-
-# The user's ERR/DEBUG traps (bash with set -E/-T, zsh's TRAPZERR/TRAPDEBUG and list
-# traps, ksh) must fire for the command's lines only: the outer subshell saves them to
-# a file and drops them for its own lines; the inner one, which runs the command,
-# restores them as the first thing of ``cmd`` (so not even the source command of
-# ``cmd`` is seen by a DEBUG trap; DEBUG is restored last). bash lists a parent's traps
-# in a subshell, so it saves only those that were inherited (its $- shows E or T).
-_SAVE_TRAPS = (
-    "case ${BASH_VERSION-}:$_mxf in "
-    "(?*:*[ET]*) \\trap -p ERR RETURN DEBUG >|\"$_mxd/traps\"; \\trap - ERR DEBUG RETURN;; "
-    "(?*:*) ;; "
-    "(*) case ${ZSH_VERSION-}${KSH_VERSION-} in (?*) \\trap >|\"$_mxd/traps\"; "
-    "\\trap - ZERR 2>/dev/null; \\trap - ERR DEBUG 2>/dev/null;; esac;; "
-    "esac 2>/dev/null\n"
-)
-# After C-c the status is the command's own (docs/run-outcomes.md): the outer subshell waits
-# for the inner one whatever it does with SIGINT; bash decides like an interactive
-# shell by itself; the others end the inner subshell when the interrupted command died
-# of SIGINT (130; 258 in ksh93, which reports a signal N as 256+N) or no command
-# handled it (0).
-_INNER_INT = (
-    "case ${BASH_VERSION-} in (?*) ;; "
-    "(*) \\trap 'case $? in (0|130|258) \\exit 130;; esac' INT;; esac\n"
-)
-
-
-# ksh93 keeps job control on in a subshell: the inner subshell would get a process group
-# of its own that never has the terminal (stopped by SIGTTIN when it reads, never reached
-# by C-c or C-z). Off for the frame's own lines, the frame is one job (docs/run-outcomes.md).
-_KSH_NO_JOBS = "case ${KSH_VERSION-} in (?*) \\set +m;; esac\n"
-
-
-def _source(cmd: str) -> str:
-    """The inner subshell's last line: source the command. A ksh93 subshell whose last
-    command was killed by a signal kills itself with it, and the outer subshell then
-    prints a job line naming the frame: there the inner subshell exits explicitly. Other
-    shells run nothing after the command (a bash DEBUG trap restored by ``cmd`` would
-    see it)."""
-    return (
-        f"case ${{KSH_VERSION-}} in (?*) \\. {quote(cmd)}; \\exit $?;; "
-        f"(*) \\. {quote(cmd)};; esac\n"
-    )
-
-
-def _frame_text(frame: Frame, tmux_binary: str, socket_path: str) -> str:
-    d = str(frame.directory)
-    finish = (
-        '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
-        '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
-        f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
-        f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
-        "\\exit 0"
-    )
-    return (
-        f"_mxf=$-; _mxd={quote(d)}\n"
-        + _SAVE_TRAPS
-        + "\\set +euxv\n"
-        + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
-        + _KSH_NO_JOBS
-        + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
-        # No started file (the run was given up as not started): run nothing.
-        + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
-        + f"\\trap {quote(finish)} EXIT\n"
-        + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
-        + "(\n"
-        + "\\trap - EXIT INT TERM HUP QUIT\n"
-        + _INNER_INT
-        + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
-        + "\\unset _mxf _mxd _mxt _mxs\n"
-        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else _source(d + "/cmd"))
-        + ")\n"
-    )
 
 
 def _write_private(path: Path, text: str) -> None:
@@ -220,18 +140,30 @@ def prepare(
     (cd, set -x, exit end with it); the user's POSIX traps do not apply there, so
     ``cmd`` is the command alone."""
     nonce = secrets.token_hex(16)
-    directory = Path(tempfile.mkdtemp(prefix="mxr-", dir=base_dir()))
+    # named after this process (host/owners.py): what a crash leaves can be told apart
+    directory = Path(tempfile.mkdtemp(prefix=directory_prefix(), dir=base_dir()))
     os.chmod(directory, 0o700)
     frame = Frame(nonce=nonce, channel=f"muxport-run-{nonce}", directory=directory, fish=fish)
     try:
-        traps = quote(str(directory / "traps"))
-        # On the command's first line, so that its line numbers stay the command's own.
-        body = command if fish else f"if \\test -f {traps}; then \\. {traps}; fi; " + command
-        body = body if body.endswith("\n") else body + "\n"
-        _write_private(directory / "cmd", body)
-        _write_private(directory / "frame", _frame_text(frame, tmux_binary, socket_path))
-        _write_private(directory / "run", _run_text(frame, suppress_history))
+        _write_private(directory / CHANNEL, f"{socket_path}\n{frame.channel}\n")
+        body = command_head(frame) + command
+        _write_private(directory / "cmd", body if body.endswith("\n") else body + "\n")
+        _write_private(directory / "frame", frame_text(frame, tmux_binary, socket_path))
+        _write_private(directory / "run", run_text(directory, suppress_history))
     except BaseException:
         frame.remove()
         raise
     return frame
+
+
+def waiting_channel(directory: Path, socket_path: str) -> str | None:
+    """The ``wait-for`` channel on ``socket_path``'s server that a run's waiter may still
+    wait on: the run's frame never wrote its status, so it never signalled (None: it did,
+    or the run was another server's)."""
+    if (directory / "status").exists():
+        return None
+    try:
+        served, channel = (directory / CHANNEL).read_text(encoding="utf-8").splitlines()[:2]
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return channel if served == socket_path and channel.startswith("muxport-run-") else None

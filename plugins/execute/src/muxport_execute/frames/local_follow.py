@@ -15,6 +15,9 @@ monitor looks at the pane and the frame's process, quickly at first:
 - the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
 - a status file without a signal (the frame's tmux client failed): the run ended.
 
+Once the frame has started and its shell has opened ``cmd``, a look removes the command
+text (``Frame.drop_command``): it is on the disk only while the shell has not read it.
+
 A fault in here (tmux failing or missing, ``OSError``, a full disk) is raised to the
 run's driver, which ends the run with outcome ``error``; it never reaches the server.
 """
@@ -57,11 +60,16 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
         late = w.declined >= DECLINED_LOOKS or time.monotonic() - w.began >= START_BOUND
         if not w.frame.has_started() and late and w.frame.cancel_start():
             bound = None if w.declined >= DECLINED_LOOKS else START_BOUND
-            return await not_started(w.tmux, w.pane_id, w.frame.token, w.shell, bound)
+            try:
+                return await not_started(w.tmux, w.pane_id, w.frame.token, w.shell, bound)
+            except TmuxUnresponsive:  # the next look asks again (cancel_start still holds)
+                return False
         if not (w.frame.has_started() or late):
             return False
         w.started = True
         emit("started")
+    if not w.dropped:  # the shell has opened cmd: the command text goes (local_files.py)
+        w.dropped = w.frame.drop_command()
     if w.frame.has_ended():
         return True
     job = w.job()

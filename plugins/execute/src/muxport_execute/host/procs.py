@@ -20,6 +20,7 @@ class Stat:
 
     state: str  # R, S, D, T (stopped), t, Z (exited, not reaped), X
     pgrp: int
+    session: int
     tty_nr: int  # the controlling terminal's device number
     tpgid: int  # the terminal's foreground process group
     start_ticks: int
@@ -32,7 +33,8 @@ def stat(pid: int) -> Stat | None:
             fields = file.read().rpartition(b")")[2].split()
         # state ppid pgrp session tty_nr tpgid ... starttime is the 20th after ")"
         return Stat(
-            fields[0].decode(), int(fields[2]), int(fields[4]), int(fields[5]), int(fields[19])
+            fields[0].decode(), int(fields[2]), int(fields[3]), int(fields[4]), int(fields[5]),
+            int(fields[19]),
         )
     except (OSError, ValueError, IndexError):
         return None
@@ -84,6 +86,16 @@ def command_name(pid: int) -> str:
             return file.read().decode("utf-8", "replace").strip()
     except (OSError, ValueError):
         return ""
+
+
+def command_line(pid: int) -> list[str]:
+    """The arguments ``pid`` was started with (empty: gone, or unreadable)."""
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as file:
+            words = file.read().split(b"\0")
+    except (OSError, ValueError):
+        return []
+    return [word.decode("utf-8", "surrogateescape") for word in words[:-1]]
 
 
 def local_modes(tty: str) -> int | None:

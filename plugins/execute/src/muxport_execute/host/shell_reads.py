@@ -125,3 +125,23 @@ def took_line(shell_pid: int | None, tty: str, read_before: int | None, typed: i
     if now is None or now - read_before < typed or queued(tty) != 0:
         return False
     return waits_for_terminal(shell_pid, tty)
+
+
+def foreground_job(pid: int | str, tty: str) -> str | None:
+    """The newest program of a job of the pane's shell that has the terminal although
+    tmux names it like the shell (a subshell: what a killed muxport's run leaves), or None.
+
+    A job's leader never leads the session; it runs a command when it has a child and does
+    not wait for the terminal itself (a nested or su's interactive shell at its prompt
+    waits for the terminal)."""
+    leader = procs.foreground_group(pid)
+    seen = procs.stat(leader) if leader is not None else None
+    if leader is None or seen is None or seen.session == leader:
+        return None
+    newest, kids = leader, procs.children(leader)
+    if not kids or waits_for_terminal(leader, tty):
+        return None
+    while kids:
+        newest = max(kids)
+        kids = procs.children(newest)
+    return procs.command_name(newest) or "a program"

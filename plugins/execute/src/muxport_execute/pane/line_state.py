@@ -5,14 +5,23 @@ already on the line would be joined to it, a continuation prompt (open quote, he
 trailing ``\\``, ``&&``) would complete someone's unfinished command, a pending ``read``
 would swallow it. What is checked, from the pane's cursor row and its terminal:
 
-- ``reading``: bash or zsh in the foreground with the terminal in canonical mode, blocked
+- ``reading``: bash, zsh, yash, mksh or busybox sh in the foreground with the terminal in
+  canonical mode, blocked
   waiting for the terminal. Their line editors switch it to raw mode while they read a
   command, so canonical mode means the shell reads some other way (``read``,
   ``select``). A shell without a line editor (dash) blocked reading the terminal one
-  byte at a time is in ``read`` (``shell_reads.pending_read``).
-- ``busy``: bash or zsh with the terminal in canonical mode, but running or blocked in
+  byte at a time is in ``read`` (``shell_reads.pending_read``). posh reads its prompt's
+  line that way too, so it is refused as reading (its frame does not run there yet).
+- ``busy``: a shell with a line editor, the terminal canonical, but running or blocked in
   something else: between commands (prompt hooks, an rc file working in the shell
   itself), not reading; its prompt is waited for (``pane/ready.py``).
+- ``blank`` (fish): no prompt on the cursor row. fish shows no continuation prompt: an
+  open quote or block continues the command line on the next row, indented; right after a
+  run its prompt may not be drawn yet, so a blank row is waited for briefly.
+  ``read>`` on the cursor row is fish's ``read``: ``reading``.
+- ``job``: a job has the terminal although tmux names the shell (a subshell: the frame of
+  a run whose muxport was killed), running a command; waited for like ``busy`` (a prompt
+  hook's child ends at once), then refused naming the job's newest program.
 - ``continuation``: the text left of the cursor is a continuation prompt: zsh's
   ``quote>``, ``dquote>``, ``heredoc>``... or bash's ``>`` after a row that ends
   unfinished.
@@ -36,13 +45,17 @@ import anyio
 from muxport import Tmux
 
 from muxport_execute.host import procs
-from muxport_execute.host.shell_reads import between_commands, pending_read
+from muxport_execute.host.shell_reads import between_commands, foreground_job, pending_read
+from muxport_execute.notes import is_posix_shell
 from muxport_execute.pane.view import Line, read_line
 
-Verdict = Literal["empty", "text", "continuation", "reading", "busy"]
+Verdict = Literal["empty", "text", "continuation", "reading", "busy", "blank", "job"]
 CLEAR_BOUND = 2.5  # seconds for the shell to show a fresh prompt after C-c
 RESEND = 0.6
-EDITOR_SHELLS = frozenset({"bash", "zsh"})
+# Shells whose line editor keeps the terminal raw at their prompt (measured: yash, mksh and
+# busybox sh too; dash and posh have none, ksh93 only with set -o emacs/vi)
+EDITOR_SHELLS = frozenset({"bash", "zsh", "yash", "mksh", "busybox", "ash"})
+
 ZSH_CONTINUATIONS = frozenset(
     "quote dquote bquote heredoc cmdsubst for while until repeat if then else elif case "
     "pipe cmdand cmdor subsh cursh function braceparam math select array errpipe".split()
@@ -75,6 +88,10 @@ def _unfinished(row: str) -> bool:
 
 
 def judge(line: Line, shell: str) -> Verdict:
+    if line.pid and (shell == "fish" or is_posix_shell(shell)) and foreground_job(
+        line.pid, line.tty
+    ):
+        return "job"  # a job named like the shell has the terminal: not the shell's prompt
     if shell in EDITOR_SHELLS and procs.canonical(line.tty):
         group = procs.foreground_group(line.pid) if line.pid else None
         between = between_commands(group, line.tty) if group is not None else None
@@ -82,6 +99,11 @@ def judge(line: Line, shell: str) -> Verdict:
     if line.pid and pending_read(procs.foreground_group(line.pid), line.tty):
         return "reading"  # dash and other shells without a line editor
     stripped = line.left.strip()
+    if shell == "fish":  # fish's line editor keeps the terminal raw in a read too
+        if stripped == "read>":
+            return "reading"
+        if not stripped:  # no prompt on the cursor row: a command line continued there
+            return "blank"
     ps2 = _ZSH_PS2.match(stripped)
     if ps2 and all(word in ZSH_CONTINUATIONS for word in ps2.group(1).split()):
         return "continuation"

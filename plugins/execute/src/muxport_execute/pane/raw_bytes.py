@@ -9,10 +9,16 @@ types the run's line, and only when the pane has no pipe (``#{pane_pipe}``): a p
 user's is never replaced. At the end the bytes between the run's markers are checked, the
 answer says how many invalid sequences they held, and a captured line that lines up with
 its raw line shows U+FFFD where tmux dropped bytes.
+
+The copy's file is named after its pane (``raw.<N>`` for ``%N``) in the run's private
+directory, which is named after the muxport that owns it (host/owners.py): so the pipe's
+own process (``dd ... of=<dir>/raw.<N>``, a child of the tmux server) says which pane it
+serves and whose it is, even once its owner died (run/cleanup.py).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +27,8 @@ import anyio
 from muxport import Tmux
 
 RAW = "raw"
+# dd's output operand as open_pipe writes it: the private directory and the pane number
+OUTPUT = re.compile(r"^of=(/[A-Za-z0-9_./+-]*/mxr-[^/]+)/raw\.([0-9]{1,10})$")
 # bytes copied at most: a chatty command cannot fill the disk; past it the copy ends,
 # tmux closes the pipe, and the answer says nothing about bytes (invalid_utf8 null)
 MAX_RAW = 8 << 20
@@ -47,13 +55,31 @@ class Copy:
     end: str  # what the end marker begins with
 
 
+def raw_path(directory: Path, pane_id: str) -> Path:
+    """The file the copy of ``pane_id``'s output goes to."""
+    return directory / f"{RAW}.{pane_id.lstrip('%')}"
+
+
+def pipe_of(command_line: list[str]) -> tuple[Path, str] | None:
+    """The private directory and the pane of a run's copy, read from its process's
+    command line (None: not a run's copy)."""
+    if not command_line or os.path.basename(command_line[0]) != "dd":
+        return None
+    for word in command_line[1:]:
+        found = OUTPUT.match(word)
+        if found is not None:
+            return Path(found[1]), "%" + found[2]
+    return None
+
+
 def open_pipe(pane_id: str, directory: Path) -> tuple[str, ...]:
     """The command (for the typing invocation) that copies the pane's output into
     ``directory`` when the pane has no pipe; a no-op when it has one. The private
     directory's path holds only safe characters (frame.base_dir), so it needs no quoting
     beyond single quotes."""
     # dd writes each read at once (head and cat buffer or never stop); counts bytes
-    dd = f"exec dd bs=65536 iflag=count_bytes count={MAX_RAW} status=none of='{directory / RAW}'"
+    out = raw_path(directory, pane_id)
+    dd = f"exec dd bs=65536 iflag=count_bytes count={MAX_RAW} status=none of='{out}'"
     copy = f'pipe-pane -O -t {pane_id} "{dd}"'
     return ("if-shell", "-F", "-t", pane_id, "#{pane_pipe}", "", copy)
 
@@ -80,10 +106,10 @@ def between(data: bytes, start: bytes, end: bytes) -> bytes | None:
     return body[:last] if last >= 0 else None
 
 
-async def segment(directory: Path, start: str, end: str) -> bytes | None:
+async def segment(copy: Copy) -> bytes | None:
     """The run's raw output from its copy, once the copy holds the end marker (None: not
     within ``SETTLE``, or no copy)."""
-    path = directory / RAW
+    path, start, end = raw_path(copy.directory, copy.pane_id), copy.start, copy.end
     deadline = anyio.current_time() + SETTLE
     while True:
         try:
@@ -124,7 +150,7 @@ def _analyse(data: bytes, lines: list[str]) -> tuple[int, list[str]]:
 async def check(copy: Copy, lines: list[str]) -> tuple[int | None, list[str]]:
     """How many bytes of the run's output were not UTF-8 (None: unknown, the copy is not
     complete), and ``lines`` with U+FFFD where they line up with the raw output."""
-    data = await segment(copy.directory, copy.start, copy.end)
+    data = await segment(copy)
     if data is None:
         return None, lines
     if len(data) <= INLINE:  # microseconds: a thread would cost more than it saves

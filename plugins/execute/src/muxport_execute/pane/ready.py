@@ -12,7 +12,8 @@ import anyio
 from muxport import Refused, Tmux
 
 from muxport_execute.host import procs
-from muxport_execute.notes import clear_line, is_posix_shell, stop_recovery
+from muxport_execute.host.shell_reads import foreground_job
+from muxport_execute.notes import clear_line, is_interactive, is_posix_shell, stop_recovery
 from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput, clear_own, judge
 from muxport_execute.pane.view import Line, read_line
@@ -20,11 +21,14 @@ from muxport_execute.pane.view import Line, read_line
 STARTING_AGE = 10.0  # a pane whose process is younger than this may still be starting
 STARTING_BOUND = 5.0  # how long a starting shell is waited for
 BUSY_BOUND = 5.0  # how long a shell between commands (prompt hooks) is waited for
+BLANK_BOUND = 2.0  # how long fish may show no prompt on the cursor row
 
 
 def _starting(program: str, pane_pid: str) -> bool:
     if program in ("env", ""):
         return True
+    if is_interactive(program):  # a person's python3, less or vim: not an rc file's
+        return False
     if not pane_pid.isdigit():
         return False
     young = (procs.age(int(pane_pid)) or STARTING_AGE) < STARTING_AGE
@@ -63,9 +67,11 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
 async def _between_commands(tmux: Tmux, pane_id: str, shell: str, line: Line) -> Line:
     """The line once the shell is no longer between commands (a poll: no tmux event marks
     a terminal's mode), or as it is after ``BUSY_BOUND``."""
-    delay = 0.002
+    delay, started = 0.002, anyio.current_time()
     with anyio.move_on_after(BUSY_BOUND):
-        while judge(line, shell) == "busy":
+        while (verdict := judge(line, shell)) in ("busy", "blank", "job"):
+            if verdict == "blank" and anyio.current_time() - started >= BLANK_BOUND:
+                break
             await anyio.sleep(delay)
             delay = min(0.05, delay * 2)
             line = await read_line(tmux, pane_id)
@@ -100,6 +106,21 @@ async def check_line(
         )
     if verdict == "reading":
         raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
+    if verdict == "job":
+        program = foreground_job(line.pid, line.tty) or "a program"
+        raise Refused(
+            f"not typing into pane {pane_id}: a command still runs there in the foreground "
+            f"({program}, in a job of the shell: perhaps a run of a muxport that was stopped); "
+            f"wait for it to end, or {stop_recovery(program, pane_id)}, then run again",
+            retryable=True,
+            data={"reason": "not_at_prompt", "pane_id": pane_id, "command": program},
+        )
+    if verdict == "blank":
+        raise _refuse(
+            pane_id, "not_at_prompt",
+            "fish shows no prompt on the cursor row: its command line goes on there (an "
+            "open quote or block)", line,
+        )
     if verdict == "continuation":
         raise _refuse(
             pane_id, "not_at_prompt",

@@ -12,6 +12,7 @@ from muxport.policy import DEFAULT_LINES, DEFAULT_WAIT, clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName
+from muxport_execute.host import procs
 from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
 from muxport_execute.notes import stop_recovery, stopped_recovery
 from muxport_execute.pane.view import observe
@@ -140,8 +141,9 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         note = stopped_recovery(run.pane_id, run.run_id)
         return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
     if reading is not None:
+        note = waiting_note(run, reading, reader_name(reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
-                      max_lines, wait, waiting_note(run, reading), reading)
+                      max_lines, wait, note, reading)
     note = (
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
         f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
@@ -159,7 +161,13 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
     return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
 
 
-def waiting_note(run: Run, reading: Reader) -> str:
+def reader_name(reading: Reader, shown: str) -> str:
+    """The program that reads (tmux names the job's leader, the frame's subshell)."""
+    return procs.command_name(reading.pid) or shown
+
+
+def waiting_note(run: Run, reading: Reader, program: str) -> str:
+    """``program``: the pane's foreground program, whose way out the note names."""
     collect = f"then call wait_for_run with run_id {run.run_id} for its exit status"
     if reading.echo_off:
         return (
@@ -169,5 +177,6 @@ def waiting_note(run: Run, reading: Reader) -> str:
         )
     return (
         f"run {run.run_id} waits for input in {run.pane_id} (see prompt): answer with "
-        f"paste_text or send_keys to {run.pane_id}, {collect}; send_keys C-c stops it"
+        f"paste_text or send_keys to {run.pane_id}, {collect}; to stop it instead: "
+        f"{stop_recovery(program, run.pane_id)}"
     )

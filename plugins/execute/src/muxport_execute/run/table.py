@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
-from muxport import NotFound, Refused, Toolbox
+from muxport import NotFound, Refused, Tmux, Toolbox
 
 from muxport_execute.frames.base import Ending, FrameName, Outcome, Strategy
 from muxport_execute.host.input_wait import View
 from muxport_execute.pane.line_state import PendingInput
+from muxport_execute.run import cleanup
 
 CAPACITY = 64
 KEEP_FINISHED = 3600.0
@@ -100,6 +101,11 @@ class RunTable(Toolbox):
     def __init__(self) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
         self.pending = PendingInput()
+        self.cleaned = cleanup.Cleaned()
+
+    async def start(self, tmux: Tmux) -> None:
+        """Before the first call: remove what dead muxports' runs left (run/cleanup.py)."""
+        self.cleaned = await cleanup.after_crashes(tmux)
 
     async def aclose(self) -> None:
         """Release every run's frame (shutdown: their watchers are cancelled too)."""

@@ -1,0 +1,44 @@
+"""A capture's note says why lines are missing and gives only advice that helps: no "raise
+max_lines" when max_lines is already the most, nor when the character budget left them out."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from muxport.policy import MAX_CHARS, MAX_LINES
+from muxport_inspect.screen import bounded
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def note(lines: list[str], max_lines: int | None) -> Any:
+    args = SimpleNamespace(max_lines=max_lines, skip=0, history=False)
+    return bounded(SimpleNamespace(lines=lines), args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("max_lines", [None, 200, MAX_LINES])
+def test_a_huge_line_left_out_by_the_character_budget_is_not_a_line_budget_matter(max_lines):
+    fields = note(["x" * 400_000, "$ "], max_lines)
+    assert fields["lines_dropped"] == 1
+    assert "raise max_lines" not in fields["note"]
+    assert f"{MAX_CHARS}-character budget" in fields["note"], fields["note"]
+
+
+def test_a_huge_only_line_is_cut_not_advised_about():
+    fields = note(["x" * 400_000], MAX_LINES)
+    assert fields["truncated"] and fields["lines_dropped"] == 0
+    assert "raise max_lines" not in fields["note"] and "cut" in fields["note"]
+
+
+def test_lines_left_out_by_a_line_budget_below_the_most_say_raise_it():
+    fields = note([f"line {i}" for i in range(300)], 100)
+    assert fields["lines_dropped"] == 200
+    assert f"raise max_lines (up to {MAX_LINES})" in fields["note"]
+
+
+def test_lines_left_out_at_the_most_do_not_say_raise_it():
+    fields = note([f"line {i}" for i in range(MAX_LINES + 7)], MAX_LINES)
+    assert fields["lines_dropped"] == 7
+    assert "raise max_lines" not in fields["note"] and "capture_since" in fields["note"]
