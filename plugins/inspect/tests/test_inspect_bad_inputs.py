@@ -95,3 +95,24 @@ async def test_every_bad_input_is_a_tool_error_naming_the_recovery(mcp_client, r
             elif result.meta["error_code"] not in ("invalid_argument", "not_found"):
                 failures.append((tool, "code", result.meta))
     assert failures == []
+
+
+async def test_search_caps_are_the_schema_bounds(mcp_client, ready):
+    """A max_matches past the cap is refused, never clamped in silence: the schema says the
+    same maximum, so a client validating by the schema and the server agree."""
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        tool = {t.name: t for t in (await client.list_tools()).tools}["search_panes"]
+        over = await client.call_tool("search_panes", {"pattern": "x", "max_matches": 1001})
+        per_pane = await client.call_tool(
+            "search_panes", {"pattern": "x", "max_matches_per_pane": 101}
+        )
+        most = await client.call_tool(
+            "search_panes", {"pattern": "x", "max_matches": 1000, "max_matches_per_pane": 100}
+        )
+    bounds = tool.input_schema["properties"]
+    assert bounds["max_matches"]["maximum"] == 1000
+    assert bounds["max_matches_per_pane"]["maximum"] == 100
+    assert over.is_error and over.meta["error_code"] == "invalid_argument"
+    assert "max_matches: Input should be less than or equal to 1000" in over.content[0].text
+    assert per_pane.is_error and "less than or equal to 100" in per_pane.content[0].text
+    assert not most.is_error

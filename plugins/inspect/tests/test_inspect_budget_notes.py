@@ -7,8 +7,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from muxport.policy import MAX_CHARS, MAX_LINES
-from muxport_inspect.screen import bounded
+from muxport.policy import MAX_CHARS, MAX_LINES, Bounded
+from muxport_inspect.screen import bounded, older_note
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -42,3 +42,23 @@ def test_lines_left_out_at_the_most_do_not_say_raise_it():
     fields = note([f"line {i}" for i in range(MAX_LINES + 7)], MAX_LINES)
     assert fields["lines_dropped"] == 7
     assert "raise max_lines" not in fields["note"] and "capture_since" in fields["note"]
+
+
+@pytest.mark.parametrize(
+    ("kept", "why"),
+    [
+        (Bounded(["c", "d"], True, 3), "by max_lines 2"),
+        (Bounded(["d"], True, 3, answer_full=True), "within the answer budget"),
+        (Bounded(["d"], True, 3), f"by the {MAX_CHARS}-character budget"),
+    ],
+)
+def test_a_watch_note_names_the_capture_pane_call_whatever_budget_cut(kept, why):
+    """capture_since and wait_for_text: skip steps over the kept lines and what follows
+    them on the pane (the prompt; blank rows below it are not lines of capture_pane)."""
+    said = older_note(kept, 2, ["$", "", ""])
+    assert why in said
+    assert f"capture_pane with history: true, skip: {len(kept.lines) + 1} and max_lines: 3" in said
+
+
+def test_a_watch_note_says_nothing_when_nothing_was_cut():
+    assert older_note(Bounded(["a"], False, 0), 200, []) is None

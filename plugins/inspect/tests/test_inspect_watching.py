@@ -8,6 +8,7 @@ progress notification wait_for_text sends the moment its baseline is taken.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -317,7 +318,70 @@ async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane)
     assert since["max_lines"] == 5000 and "clamped" not in since["note"]
     assert over.is_error and "max_lines: Input should be less than or equal to 5000" in (
         over.content[0].text)
-    assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200
+    assert waited["outcome"] == "timed_out" and "max_lines" not in waited  # absent: 200
+
+
+async def test_a_plain_matched_wait_sends_no_field_at_its_default(mcp_client, shell_pane):
+    """truncated: false, lines_dropped: 0, max_lines: 200, effective_timeout: 30 (and a note
+    when there is nothing to say) are left out; the output schema gives each default."""
+    pane = shell_pane("bash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        schema = {t.name: t for t in (await client.list_tools()).tools}["wait_for_text"]
+        data = ok(await armed_wait(
+            client, {"pane_id": pane.pane_id, "patterns": ["ready"]},
+            lambda: pane.type('echo server is re""ady on :8080'),
+        ))
+        asked = ok(await armed_wait(
+            client, {"pane_id": pane.pane_id, "patterns": ["again"], "timeout": 10},
+            lambda: pane.type('echo ag""ain'),
+        ))
+    assert tool_schema_errors(schema.output_schema, data) == []
+    assert data["outcome"] == "matched" and data["matched_line"] == "server is ready on :8080"
+    assert set(data) == {"outcome", "matched", "matched_line", "output", "cursor", "seconds"}
+    defaults = {k: v.get("default") for k, v in schema.output_schema["properties"].items()}
+    assert defaults["truncated"] is False and defaults["lines_dropped"] == 0
+    assert defaults["max_lines"] == 200 and defaults["effective_timeout"] == 30
+    assert asked["effective_timeout"] == 10  # not the default: sent
+
+
+def rest_call(note: str) -> dict[str, int]:
+    """The skip and max_lines of the capture_pane call a watch's note names."""
+    found = re.search(r"capture_pane with history: true, skip: (\d+) and max_lines: (\d+)", note)
+    assert found, note
+    return {"skip": int(found[1]), "max_lines": int(found[2])}
+
+
+async def test_lines_a_watch_leaves_out_come_back_from_the_call_its_note_names(
+    mcp_client, shell_pane
+):
+    """capture_since and wait_for_text keep the newest lines; the note names the
+    capture_pane call (history, skip, max_lines) that returns exactly the ones left out."""
+    pane = shell_pane("bash")
+    async with mcp_client(toolsets=["inspect"]) as (client, _app):
+        base = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))
+        pane.run("printf 'c1\\nc2\\nc3\\nc4\\nc5\\n'")
+        since = ok(await client.call_tool(
+            "capture_since", {"pane_id": pane.pane_id, "cursor": base["cursor"], "max_lines": 2}
+        ))
+        since_rest = ok(await client.call_tool(
+            "capture_pane", {"pane_id": pane.pane_id, "history": True, **rest_call(since["note"])}
+        ))
+        # the wait ends on the unfinished line DONE (the program then sleeps: nothing follows)
+        waited = ok(await armed_wait(
+            client, {"pane_id": pane.pane_id, "patterns": ["DONE"], "max_lines": 2},
+            lambda: pane.type("printf 'w1\\nw2\\nw3\\nDO%sNE' ''; sleep 30"),
+        ))
+        wait_rest = ok(await client.call_tool(
+            "capture_pane", {"pane_id": pane.pane_id, "history": True, **rest_call(waited["note"])}
+        ))
+    assert since["content"] == ["c4", "c5"] and since["lines_dropped"] == 4
+    assert "by max_lines 2" in since["note"]
+    assert since_rest["content"][1:] == ["c1", "c2", "c3"], since_rest
+    assert since_rest["content"][0].startswith("$ printf 'c1")
+    assert waited["output"] == ["w3", "DONE"] and waited["lines_dropped"] == 3
+    assert waited["truncated"] is True and waited["max_lines"] == 2
+    assert wait_rest["content"][1:] == ["w1", "w2"], wait_rest
+    assert wait_rest["content"][0].startswith("$ printf 'w1")
 
 
 async def test_a_full_scrollback_that_scrolls_is_not_reported_as_cleared(mcp_client, tmux_server):

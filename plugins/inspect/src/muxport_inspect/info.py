@@ -29,8 +29,8 @@ class Client(BaseModel):
     session_id: str
     window_id: str
     pane_id: str
-    readonly: bool
-    control_mode: bool
+    readonly: bool = False
+    control_mode: bool = False
 
 
 class ServerInfo(Result):
@@ -144,7 +144,7 @@ class WindowDetail(Result):
     panes: list[Pane] = Field(description="every pane of the window")
     width: int
     height: int
-    zoomed: bool
+    zoomed: bool = False
     layout: str = Field(description="checksummed layout string; select_layout accepts it back")
 
 
@@ -169,7 +169,7 @@ class PaneDetail(Pane, Result):
     history_lines: int = Field(description="lines scrolled into the history")
     history_limit: int
     exit_status: int | None = Field(default=None, description="set when the pane is dead")
-    zoomed: bool = Field(description="the pane's window is zoomed")
+    zoomed: bool = Field(default=False, description="the pane's window is zoomed")
 
 
 PANE_DETAIL = {

@@ -111,6 +111,30 @@ def budget_note(args: CaptureArgs, used: int, kept: Bounded, by_lines: int) -> s
     return "; ".join(parts) or None
 
 
+def older_note(kept: Bounded, used: int, after: list[str]) -> str | None:
+    """Why a watch's answer (capture_since, wait_for_text) lacks its oldest new lines, and
+    the capture_pane call that returns them: ``after`` is what follows the kept lines on
+    the pane (the cursor's line and the rows below it), which ``skip`` steps over too."""
+    if kept.lines_dropped:
+        if kept.answer_full:
+            why = "to keep the answer within the answer budget"
+        elif len(kept.lines) >= used:  # max_lines, not the character budget, was reached
+            why = f"by max_lines {used}"
+        else:
+            why = f"by the {MAX_CHARS}-character budget of one answer"
+        skip = len(kept.lines) + len(screen_lines("\n".join(after)))
+        return (
+            f"{kept.lines_dropped} older lines were left out {why} (newest kept): capture_pane "
+            f"with history: true, skip: {skip} and max_lines: "
+            f"{min(kept.lines_dropped, MAX_LINES)} returns them (add to skip any lines "
+            "printed since)"
+        )
+    if kept.truncated:
+        why = "the answer budget" if kept.answer_full else f"the {MAX_CHARS}-character budget"
+        return f"the oldest kept line was cut to its last characters ({why})"
+    return None
+
+
 class CapturedPane(Result):
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int

@@ -41,18 +41,10 @@ class SearchArgs(Args):
     regex: bool = Field(
         default=False, description="true: pattern is an RE2 regular expression (no backreferences)"
     )
-    max_matches: int = Field(
-        default=200,
-        ge=1,
-        le=1_000_000,
-        description=f"total matches returned, default 200, clamped to {MATCHES_CAP}",
-    )
-    max_matches_per_pane: int = Field(
-        default=5,
-        ge=1,
-        le=1_000_000,
-        description=f"matches per pane, default 5, clamped to {PER_PANE_CAP}",
-    )
+    # The schema's bounds are the caps: what a client validating by the schema accepts,
+    # the server accepts, and nothing is clamped in silence.
+    max_matches: int = Field(default=200, ge=1, le=MATCHES_CAP, description="total returned")
+    max_matches_per_pane: int = Field(default=5, ge=1, le=PER_PANE_CAP)
     session_id: SessionId | None = Field(
         default=None, description="search only this session's panes"
     )
@@ -84,9 +76,9 @@ class SearchResult(Result):
     panes_searched: int = Field(description="panes read to the end")
     matches: list[Match]
     work_limited: bool = Field(
-        description="the work ceiling stopped the search before every pane was read"
+        default=False, description="the work ceiling stopped the search before every pane was read"
     )
-    truncated: bool = Field(description="more matches exist than were returned")
+    truncated: bool = Field(default=False, description="more matches exist than were returned")
 
 
 async def matcher(args: SearchArgs, budget: MatchBudget) -> Callable[[str], int]:
@@ -198,9 +190,7 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         ),
     )
     panes = records(listing.stdout)
-    scan = Scan(
-        find, min(args.max_matches, MATCHES_CAP), min(args.max_matches_per_pane, PER_PANE_CAP)
-    )
+    scan = Scan(find, args.max_matches, args.max_matches_per_pane)
     todo = panes[:CEILING_PANES]
     for offset in range(0, len(todo), CHUNK):
         chunk = todo[offset : offset + CHUNK]
@@ -223,9 +213,12 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
             "pass session_id to search fewer panes"
         )
     if more:
-        notes.append(
-            "more matches exist; raise max_matches or max_matches_per_pane, or narrow the pattern"
-        )
+        room = [name for name, value, cap in (
+            ("max_matches", args.max_matches, MATCHES_CAP),
+            ("max_matches_per_pane", args.max_matches_per_pane, PER_PANE_CAP),
+        ) if value < cap]
+        advice = f"raise {' or '.join(room)}, or " if room else ""
+        notes.append(f"more matches exist; {advice}narrow the pattern or pass session_id")
     if not panes:
         notes.append("no panes to search; call list_sessions to see what exists")
     return SearchResult(

@@ -6,12 +6,19 @@ import time
 from typing import Literal
 
 from muxport import Args, MaxLines, PaneId, Result, Timeout, ToolContext
-from muxport.policy import clamp_lines, effective_timeout, keep_newest
+from muxport.policy import (
+    DEFAULT_LINES,
+    DEFAULT_WAIT,
+    clamp_lines,
+    effective_timeout,
+    keep_newest,
+)
 from pydantic import Field
 
 from muxport_inspect.cursors import line_hash
 from muxport_inspect.looking import Look, Step
 from muxport_inspect.patterns import Hit, PatternList, Patterns
+from muxport_inspect.screen import older_note
 
 CURSOR_FIELD = Field(
     default=None,
@@ -47,12 +54,14 @@ class WaitForText(Result):
         description="new output since the wait began (or since cursor), "
         "oldest first; the last item may be the unfinished line"
     )
-    cursor: str | None = Field(description="pass it to the next wait_for_text or capture_since")
+    cursor: str | None = Field(
+        default=None, description="pass it to the next wait_for_text or capture_since"
+    )
     seconds: float = Field(description="seconds waited")
-    effective_timeout: float = Field(description="the timeout actually applied")
-    truncated: bool
-    lines_dropped: int
-    max_lines: int = Field(description="the line budget actually used")
+    effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")
+    truncated: bool = False
+    lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
+    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
 
 
 NOTES = {
@@ -77,6 +86,7 @@ class Wait:
         self.start = time.monotonic()
         self.output: list[str] = []
         self.cursor_line = ""
+        self.below: list[str] = []  # the rows below the cursor's line
         self.unfinished = ""
         self.cleared = False  # the pane was cleared while watched
         self.outran = False  # a full history dropped lines before a look could read them
@@ -84,8 +94,10 @@ class Wait:
     def finish(
         self, outcome: Outcome, hit: Hit | None = None, cursor: str | None = None
     ) -> WaitForText:
-        kept = keep_newest(self.output + self.tail(), self.budget)
-        notes = [NOTES[outcome]]
+        tail = self.tail()
+        kept = keep_newest(self.output + tail, self.budget)
+        after = self.below if tail else [self.cursor_line, *self.below]
+        notes = [NOTES[outcome], older_note(kept, self.budget, after)]
         if self.cleared:
             notes.append(
                 "the pane was cleared while watched: output after the clear may not follow "
@@ -122,7 +134,7 @@ class Wait:
         self.output.extend(result.lines)
         self.cleared |= not result.continuous and not result.outran
         self.outran |= not result.continuous and result.outran
-        self.cursor_line = current.cursor_line
+        self.cursor_line, self.below = current.cursor_line, current.below
         fresh = [*result.lines, *self.tail()]
         hit = await self.patterns.first(fresh)
         if hit is None and not self.patterns.any and fresh:

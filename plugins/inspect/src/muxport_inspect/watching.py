@@ -23,6 +23,7 @@ from pydantic import Field
 from muxport_inspect.cursors import Signer, line_hash
 from muxport_inspect.looking import advance
 from muxport_inspect.patterns import Patterns
+from muxport_inspect.screen import older_note
 from muxport_inspect.waits import CURSOR_FIELD, Wait, WaitForText, WaitForTextArgs
 
 META = READ.replace(output_classes=["terminal-content"])
@@ -60,9 +61,7 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
     token = (sign, args.cursor) if args.cursor is not None else None
     current, result = await advance(ctx, args.pane_id, None, budget, token)
     kept = keep_newest(result.lines, budget)
-    notes = []
-    if args.max_lines is not None and args.max_lines != budget:
-        notes.append(f"max_lines {args.max_lines} was clamped to {budget}")
+    notes: list[str | None] = []
     if args.cursor is None:
         notes.append(
             "baseline taken: no lines returned; pass cursor to the next capture_since "
@@ -73,12 +72,7 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
             "the pane was cleared or its history outran the cursor: content is the newest "
             "finished lines now in the pane, not a continuation of the last look"
         )
-    if kept.answer_full and kept.lines_dropped:
-        notes.append(
-            f"{kept.lines_dropped} older new lines were left out to keep the answer within the "
-            f"answer budget (newest kept): capture_pane with history: true and skip (about "
-            f"{len(kept.lines) + 1}) reaches them"
-        )
+    notes.append(older_note(kept, budget, [current.cursor_line, *current.below]))
     if current.dead:
         notes.append("the pane's process has exited (respawn_pane restarts it)")
     return CaptureSince(
@@ -89,7 +83,7 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
         truncated=kept.truncated,
         lines_dropped=kept.lines_dropped,
         max_lines=budget,
-        note="; ".join(notes) or None,
+        note="; ".join(filter(None, notes)) or None,
     )
 
 
@@ -124,7 +118,7 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
                 hit = await patterns.first(current.screen(), stop=False)
                 if hit is not None:
                     return wait.finish("present_at_entry", hit, cursor)
-                wait.cursor_line = current.cursor_line
+                wait.cursor_line, wait.below = current.cursor_line, current.below
             else:
                 wait.unfinished = state.unfinished
                 hit = await wait.absorb(current, result)
