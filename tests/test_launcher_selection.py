@@ -91,6 +91,9 @@ async def test_unselected_tool_is_refused_and_nothing_runs(tmux_server, shell_pa
     env = {"LIBTMUX_SOCKET_PATH": tmux_server.socket_path, "LIBTMUX_TMUX_BIN": recording_tmux.path,
            "LIBTMUX_TOOLSETS": "", "LIBTMUX_TOOLS": "list_panes"}
     async with launch(env) as client:
+        # initialize is answered while the server loads (docs/architecture.md); a listing
+        # waits until it has, and has run tmux
+        assert await listed(client) == {"list_panes"}
         before = recording_tmux.calls()
         hidden = await client.call_tool("list_sessions", {})
         unknown = await client.call_tool("no_such_tool", {})

@@ -1,4 +1,6 @@
 """The core's private modules: toolsets use only what ``muxport`` exports
 (docs/plugin-contract.md)."""
 
-VERSION = "0.1.0"
+from muxport_launch import VERSION
+
+__all__ = ["VERSION"]

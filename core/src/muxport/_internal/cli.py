@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 import anyio
+from muxport_launch import EarlyInitialize, parser
 
 from muxport._internal import VERSION, app, heap, regex_work
 from muxport._internal.caller import detect
@@ -20,33 +21,6 @@ from muxport._internal.facts import version_key
 from muxport._internal.selection import parse_request
 from muxport._internal.settings import Environment
 from muxport._internal.surface import build
-
-
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="muxport",
-        description="Serve a tmux server to an MCP client over stdio.",
-        epilog="Environment: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS, "
-        "LIBTMUX_SOCKET_PATH, LIBTMUX_SOCKET, LIBTMUX_TMUX_BIN, LIBTMUX_TMUX_CONFIG, "
-        "LIBTMUX_MCP_WAIT_MAX_SECONDS, LIBTMUX_AUDIT. Flags win over the environment.",
-    )
-    p.add_argument("command", nargs="?", default="serve", choices=["serve", "tools", "doctor"],
-                   help="serve (default): MCP over stdio; tools: print the surface; "
-                   "doctor: tmux version, socket, caller and selection")
-    p.add_argument("--version", action="version", version=f"muxport {VERSION}")
-    p.add_argument("--socket", help="tmux socket path (like tmux -S)")
-    p.add_argument("--socket-name", help="tmux socket name (like tmux -L)")
-    p.add_argument("--tmux", help="tmux binary to use")
-    p.add_argument("--toolsets", help="comma-separated toolsets (empty selects none)")
-    p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
-    p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
-    p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
-    p.add_argument("--verbose", action="store_true",
-                   help="serve: print the startup line on stderr even when it is not a "
-                   "terminal (otherwise it is an MCP log message after initialize)")
-    p.add_argument("--assume", choices=["created", "existing"], default="created",
-                   help="tools: which default to show (daemon created by this process or not)")
-    return p
 
 
 def print_tools(args: argparse.Namespace) -> None:
@@ -114,7 +88,7 @@ def use_pidfd_child_watcher() -> None:
     asyncio.set_child_watcher(watcher)
 
 
-async def serve(args: argparse.Namespace) -> int:
+async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     use_pidfd_child_watcher()
     heap.fix_mmap_threshold()
     regex_work.prefer_the_loop()
@@ -133,7 +107,9 @@ async def serve(args: argparse.Namespace) -> int:
     shown = args.verbose or sys.stderr.isatty()
     if shown:
         print(line, file=sys.stderr, flush=True)
-    return await started.server.serve_stdio(environment.limits, None if shown else line)
+    return await started.server.serve_stdio(
+        environment.limits, None if shown else line, early
+    )
 
 
 def exit_now(code: int) -> NoReturn:
@@ -152,7 +128,11 @@ def exit_now(code: int) -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    """The command without the launcher's early answer (``python -m muxport``)."""
+    return run(parser().parse_args(argv), None)
+
+
+def run(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     logging.basicConfig(level=os.environ.get("MUXPORT_LOG", "WARNING"), stream=sys.stderr,
                         format="muxport: %(levelname)s %(name)s: %(message)s")
     try:
@@ -161,16 +141,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "doctor":
             anyio.run(doctor, args)
         else:
-            exit_now(anyio.run(serve, args))
+            exit_now(anyio.run(serve, args, early))
     except StartupError as exc:
-        print(f"muxport: {exc}", file=sys.stderr)
-        return 2
+        return refused(early, f"muxport: {exc}")
     except ToolError as exc:  # tmux refused or hung while starting (tmux_unresponsive, ...)
-        print(f"muxport: cannot start: {exc.message}", file=sys.stderr)
-        return 2
+        return refused(early, f"muxport: cannot start: {exc.message}")
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def refused(early: EarlyInitialize | None, message: str) -> int:
+    print(message, file=sys.stderr)
+    if early is not None:
+        early.startup_failed(message)
+    return 2
 
 
 if __name__ == "__main__":

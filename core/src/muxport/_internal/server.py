@@ -17,6 +17,8 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from muxport_launch import EarlyInitialize
+from muxport_launch.instructions import INSTRUCTIONS
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
@@ -28,7 +30,6 @@ from muxport._internal.context import Services, ToolContext
 from muxport._internal.errors import InvalidArgument, Refused, ToolError
 from muxport._internal.faults import tool_error_of
 from muxport._internal.hookguard import guarding
-from muxport._internal.instructions import INSTRUCTIONS
 from muxport._internal.settings import Limits
 from muxport._internal.shutdown import CUT_NOTE, EOF_CLOSE, SIGNAL_CLOSE, cut_short
 from muxport._internal.stdio import StdioLoop
@@ -219,13 +220,18 @@ class MuxportServer:
             uri=uri, mime_type="application/json", text=text,
         )])
 
-    async def serve_stdio(self, limits: Limits | None = None, greeting: str | None = None) -> int:
+    async def serve_stdio(
+        self, limits: Limits | None = None, greeting: str | None = None,
+        early: EarlyInitialize | None = None,
+    ) -> int:
         """Serve until EOF on stdin (every request read answered) or SIGINT/SIGTERM, then
         close the toolboxes and reap tmux clients; the exit status (0, or 128 + signal).
-        ``greeting`` is sent as a log message after the initialize answer."""
+        ``greeting`` is sent as a log message after the initialize answer; ``early`` holds
+        the wire once the launcher took it (and may have answered initialize)."""
         options = self.lowlevel.create_initialization_options()
         loop = StdioLoop(limits or Limits(), self.is_quick, self.services.shutdown.drain)
         loop.greeting = greeting
+        loop.early = early
         shutdown = self.services.shutdown
         async with anyio.create_task_group() as group:
             self.services.task_group = group

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -21,9 +22,12 @@ import anyio
 import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+from muxport_launch import EarlyInitialize
 
 from muxport._internal.frames import Frames, Verdict
 from muxport._internal.settings import Limits
+
+log = logging.getLogger(__name__)
 
 CHUNK = 1 << 16
 LAST_WRITE = 0.5  # seconds the last answers have to be written once serving ended
@@ -105,11 +109,13 @@ class StdioLoop:
         self.outbox: list[bytes] = []
         self.answered: list[object] = []  # ids whose answers are in the outbox
         self.queued = anyio.Event()
+        self.early: EarlyInitialize | None = None  # the launcher's hold on the wire
+        self.early_key: object = None  # the initialize the launcher answered
 
     async def serve(self, serve: Serve) -> None:
         to_server, server_in = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         server_out, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-        with claimed_stdio() as (wire_in, wire_out):
+        with self._wire() as (wire_in, wire_out):
             async with anyio.create_task_group() as group:
                 group.start_soon(self._intake, from_server)
                 group.start_soon(self._flush, wire_out)
@@ -121,6 +127,24 @@ class StdioLoop:
                     while self.pressure.pending_bytes:
                         await self.pressure.changed.wait()
                 group.cancel_scope.cancel()
+
+    @contextlib.contextmanager
+    def _wire(self) -> Iterator[tuple[int, int]]:
+        if self.early is None:
+            with claimed_stdio() as fds:
+                yield fds
+        else:
+            yield self.early.wire_in, self.early.wire_out
+
+    async def _first_bytes(self) -> bytes | None:
+        """What the launcher read before this loop ran (None: read on as usual, b"": EOF)."""
+        early = self.early
+        if early is None:
+            return None
+        await anyio.to_thread.run_sync(early.done.wait, abandon_on_cancel=True)
+        if early.answered is not None:
+            self.early_key = Frames.key(early.answered)
+        return bytes(early.read) if early.read or early.eof else None
 
     async def _answered(self) -> None:
         """Return once every request read has its answer written."""
@@ -136,11 +160,15 @@ class StdioLoop:
         self, wire_in: int, to_server: MemoryObjectSendStream[SessionMessage | Exception]
     ) -> None:
         async with to_server:  # closed at EOF: the SDK then ends
+            first = await self._first_bytes()
             while True:
                 await self.pressure.room()
-                chunk = await anyio.to_thread.run_sync(
-                    os.read, wire_in, CHUNK, abandon_on_cancel=True
-                )
+                if first is not None:
+                    chunk, first = first, (b"" if self.early and self.early.eof else None)
+                else:
+                    chunk = await anyio.to_thread.run_sync(
+                        os.read, wire_in, CHUNK, abandon_on_cancel=True
+                    )
                 if not chunk:
                     if self.drain is not None:
                         await self.drain(self._answered)
@@ -172,10 +200,22 @@ class StdioLoop:
                 if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
                     key = Frames.key(message.id)
                     self.answered.append(key)
-                self._queue(data + b"\n")
+                if key is not None and self._answered_early(key, message):
+                    self._queue(b"")  # already written by the launcher: the id is released
+                else:
+                    self._queue(data + b"\n")
                 if self.greeting and key == self.frames.initialize_key:
                     self._queue(log_message("info", self.greeting))
                     self.greeting = None
+
+    def _answered_early(self, key: object, message: types.JSONRPCMessage) -> bool:
+        """Whether this is the SDK's answer to the initialize the launcher answered."""
+        if self.early_key is None or key != self.early_key:
+            return False
+        self.early_key = None  # once: a later request may reuse the id
+        if isinstance(message, types.JSONRPCError):
+            log.warning("the SDK refused the initialize answered early: %s", message.error)
+        return True
 
     async def _flush(self, wire_out: int) -> None:
         while True:

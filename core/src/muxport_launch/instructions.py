@@ -1,4 +1,5 @@
-"""The server instructions sent at initialize (docs/architecture.md)."""
+"""The server instructions sent at initialize (docs/architecture.md). They live with the
+launcher, which may answer initialize before the server has loaded (docs/startup.md)."""
 
 INSTRUCTIONS = """\
 muxport serves one tmux server. Targets are exact ids from the listings: panes %N, \

@@ -1,0 +1,47 @@
+"""The ``muxport`` command: its arguments, then the server, which loads behind an early
+``initialize`` answer (``early.py``). Only the standard library is imported here: ``--help``,
+``--version`` and the first answer come before the SDK, pydantic and the toolsets load."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from muxport_launch.early import VERSION, EarlyInitialize
+
+__all__ = ["VERSION", "EarlyInitialize", "main", "parser"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="muxport",
+        description="Serve a tmux server to an MCP client over stdio.",
+        epilog="Environment: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS, "
+        "LIBTMUX_SOCKET_PATH, LIBTMUX_SOCKET, LIBTMUX_TMUX_BIN, LIBTMUX_TMUX_CONFIG, "
+        "LIBTMUX_MCP_WAIT_MAX_SECONDS, LIBTMUX_AUDIT. Flags win over the environment.",
+    )
+    p.add_argument("command", nargs="?", default="serve", choices=["serve", "tools", "doctor"],
+                   help="serve (default): MCP over stdio; tools: print the surface; "
+                   "doctor: tmux version, socket, caller and selection")
+    p.add_argument("--version", action="version", version=f"muxport {VERSION}")
+    p.add_argument("--socket", help="tmux socket path (like tmux -S)")
+    p.add_argument("--socket-name", help="tmux socket name (like tmux -L)")
+    p.add_argument("--tmux", help="tmux binary to use")
+    p.add_argument("--toolsets", help="comma-separated toolsets (empty selects none)")
+    p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
+    p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
+    p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
+    p.add_argument("--verbose", action="store_true",
+                   help="serve: print the startup line on stderr even when it is not a "
+                   "terminal (otherwise it is an MCP log message after initialize)")
+    p.add_argument("--assume", choices=["created", "existing"], default="created",
+                   help="tools: which default to show (daemon created by this process or not)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    early = EarlyInitialize() if args.command == "serve" else None
+    from muxport._internal.cli import run  # the SDK, pydantic, the toolsets: most of a second
+
+    return run(args, early)
