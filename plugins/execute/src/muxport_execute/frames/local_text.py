@@ -83,6 +83,13 @@ _INNER_INT = (
 )
 
 
+# zsh: no exit-status lines between the markers; and an interactive zsh's subshell that
+# calls exit (the frame's EXIT trap, the command's own exit) saves the shell's history
+# to HISTFILE, appending the person's unsaved lines once more per run: NO_RCS in the
+# subshells keeps that save for the pane's shell (docs/runs-and-waits.md, "Shell history").
+_ZSH_OPTIONS = "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue rcs 2>/dev/null;; esac\n"
+
+
 # ksh93 keeps job control on in a subshell: the inner subshell would get a process group
 # of its own that never has the terminal (stopped by SIGTTIN when it reads, never reached
 # by C-c or C-z). Off for the frame's own lines, the frame is one job (docs/run-outcomes.md).
@@ -114,7 +121,7 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         f"_mxf=$-; _mxd={quote(d)}\n"
         + _SAVE_TRAPS
         + "\\set +euxv\n"
-        + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
+        + _ZSH_OPTIONS
         + _KSH_NO_JOBS
         + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
         # No started file (the run was given up as not started): run nothing.
