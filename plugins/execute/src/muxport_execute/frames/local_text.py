@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
 
 
@@ -38,23 +39,14 @@ def command_head(frame: Layout) -> str:
     )
 
 
-def _forget(directory: Path) -> str:
-    """bash records space-led lines unless HISTCONTROL says otherwise: drop our own entry,
-    recognised by this run's unique directory name (runs in the pane's shell itself)."""
-    return (
-        "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
-        f"(*{quote(directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
-        "esac;; esac\n"
-    )
-
-
 def run_text(directory: Path, suppress_history: bool) -> str:
-    """The file the typed line sources, in the pane's shell: (history) and one subshell.
+    """The file the typed line sources, in the pane's shell: the history lines
+    (frames/history.py) and one subshell.
 
     The subshell is the job the shell reports on C-z: its text is this one short line,
     never the frame's source (docs/run-outcomes.md).
     """
-    forget = _forget(directory) if suppress_history else ""
+    forget = history.forget(directory) if suppress_history else ""
     return forget + f"( \\. {quote(str(directory / 'frame'))} )\n"
 
 
