@@ -148,3 +148,20 @@ async def test_without_suppress_history_the_line_is_kept(stdio_client, rc_pane, 
         await run(client, pane.pane_id, "true", suppress_history=False)
         listed = await run(client, pane.pane_id, "fc -ln 1")
     assert len(muxport_lines("\n".join(listed["output"]))) == 1, listed
+
+
+async def test_zsh_keeps_the_users_older_lines_in_order(stdio_client, rc_pane, tmux_server):
+    """The copy zsh's first run puts in the list's place holds every line of the list, in
+    order, and the file keeps their times (EXTENDED_HISTORY): 40 lines read at startup."""
+    old = [f"echo old-{n}" for n in range(1, 41)]
+    fill = "for n in {1..40}; do print -r -- \": $((1700000000 + n)):0;echo old-$n\"; done"
+    rc = ZSH + f"setopt extendedhistory\n{fill} >$HISTFILE"
+    pane = rc_pane("zsh", rc)
+    home = home_of(tmux_server)
+    listed = await runs_between_mine(stdio_client, tmux_server, pane, "fc -ln 1", str(home))
+    raw = (home / "history").read_text()
+    for text in (listed, raw):
+        lines = [line.split(";", 1)[-1] for line in text.splitlines()]
+        assert [line for line in lines if line.startswith("echo old-")] == old, text
+        assert mine_once(text) and muxport_lines(text) == [], text
+    assert ": 1700000001:0;echo old-1\n" in raw

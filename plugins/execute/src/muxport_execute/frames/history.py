@@ -46,10 +46,11 @@ _ZSH = """() {
 setopt localoptions extendedhistory unset noxtrace noverbose noerrexit noerrreturn \\
   nohistexpiredupsfirst
 [[ -o histignorespace ]] && return 0
-(( ${+functions[HOOK]} )) || {
-  HOOK() { case $1 in (' \\. '\\''/'*'/mxr-'*'/run'\\'*) return 1;; esac; return 0; }
-  zshaddhistory_functions+=(HOOK)
-}
+# in place before this line was read: the hook refused it (it lingers, as space-led
+# lines do, until the next line; a copy now would lose an entry with it)
+(( ${${zshaddhistory_functions-}[(Ie)HOOK]} )) && return 0
+HOOK() { case $1 in (' \\. '\\''/'*'/mxr-'*'/run'\\'*) return 1;; esac; return 0; }
+zshaddhistory_functions+=(HOOK)
 local mine=TOKEN copy=COPY n=$HISTSIZE k
 [[ ${history[$HISTCMD]-} == *${(b)mine}* ]] || return 0
 local HISTORY_IGNORE="(${HISTORY_IGNORE:+$HISTORY_IGNORE|}*${(b)mine}*)"
