@@ -165,3 +165,28 @@ async def test_zsh_keeps_the_users_older_lines_in_order(stdio_client, rc_pane, t
         assert [line for line in lines if line.startswith("echo old-")] == old, text
         assert mine_once(text) and muxport_lines(text) == [], text
     assert ": 1700000001:0;echo old-1\n" in raw
+
+
+@pytest.mark.parametrize("how", ["ssh", "su"])
+async def test_typed_runs_leave_no_line_in_a_far_bash(stdio_client, reach_pane, test_user, how):
+    """A far bash without ignorespace (the person unsets the skeleton's HISTCONTROL): the
+    typed frame drops its line and the probe's from the far shell's history."""
+    pane = reach_pane(how)
+
+    async def typed(line: str, shown: str) -> None:
+        pane.type(line)
+        await eventually(lambda: pane.screen().count(shown), lambda n: n >= 1, what=shown)
+
+    # the user and its history file live for the session: this test's own words
+    before, after = f"mine-before-{how}", f"mine-after-{how}"
+    await typed(f"unset HISTCONTROL; echo {before}", before)
+    async with stdio_client(toolsets=["execute"]) as client:
+        for n in range(RUNS):
+            done = await run(client, pane.pane_id, f"echo run-{n}")
+            assert (done["frame"], done["output"]) == ("typed", [f"run-{n}"]), done
+    await typed(f"echo {after}", after)
+    listed = test_user.home / f"listed-{how}"
+    await typed(f"history >{listed}; echo listed", "listed")
+    text = listed.read_text()
+    assert text.count(f"echo {before}") == 1 and text.count(f"echo {after}") == 1, text
+    assert "printf" not in text and "eval" not in text, text
