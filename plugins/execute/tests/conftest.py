@@ -51,9 +51,10 @@ def rc_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
         elif shell == "bash":
             (home / "bashrc").write_text(text)
             command = f"exec {env} bash --noprofile --rcfile {home}/bashrc -i"
-        else:
+        else:  # busybox: its sh applet
             (home / "env").write_text(text)
-            command = f"exec {env} ENV={home}/env {shell} -i"
+            applet = "busybox sh" if shell == "busybox" else shell
+            command = f"exec {env} ENV={home}/env {applet} -i"
         out = tmux_server.cmd(
             "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{session_id}",
             "-x", str(width), "-y", "24", command,

@@ -25,11 +25,9 @@ typed line can never look like a marker, however the line editor wraps or redraw
 Builtins are written ``\\name`` so aliases cannot replace them (functions named like
 POSIX builtins are outside the supported boundary).
 
-History: with ``suppress_history`` the typed line starts with a space (honoured by
-bash ``HISTCONTROL=ignorespace|ignoreboth`` and zsh ``HIST_IGNORE_SPACE``); for bash,
-which Debian-style rc files aside records it by default, the frame also deletes its
-own history entry when (and only when) the newest entry is this run's line. zsh
-without ``HIST_IGNORE_SPACE`` keeps the line; it is inert (it names a deleted file).
+History: with ``suppress_history`` the typed line starts with a space, and ``run``
+first drops the line from the shell's history where the space did not keep it out
+(frames/history.py; ``zsh-history`` is its zsh part).
 """
 
 from __future__ import annotations
@@ -43,6 +41,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from muxport_execute.frames import history
 from muxport_execute.frames.base import Extracted, extract, quote
 from muxport_execute.frames.local_text import Layout, command_head, frame_text, run_text
 from muxport_execute.host.owners import directory_prefix
@@ -150,6 +149,8 @@ def prepare(
         _write_private(directory / "cmd", body if body.endswith("\n") else body + "\n")
         _write_private(directory / "frame", frame_text(frame, tmux_binary, socket_path))
         _write_private(directory / "run", run_text(directory, suppress_history))
+        if suppress_history:
+            _write_private(directory / "zsh-history", history.zsh_text(directory))
     except BaseException:
         frame.remove()
         raise

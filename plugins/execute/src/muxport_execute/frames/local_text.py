@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
 
 
@@ -38,23 +39,14 @@ def command_head(frame: Layout) -> str:
     )
 
 
-def _forget(directory: Path) -> str:
-    """bash records space-led lines unless HISTCONTROL says otherwise: drop our own entry,
-    recognised by this run's unique directory name (runs in the pane's shell itself)."""
-    return (
-        "case ${BASH_VERSION-} in (?*) case $(\\history 1 2>/dev/null) in "
-        f"(*{quote(directory.name)}*) \\history -d $HISTCMD 2>/dev/null;; "
-        "esac;; esac\n"
-    )
-
-
 def run_text(directory: Path, suppress_history: bool) -> str:
-    """The file the typed line sources, in the pane's shell: (history) and one subshell.
+    """The file the typed line sources, in the pane's shell: the history lines
+    (frames/history.py) and one subshell.
 
     The subshell is the job the shell reports on C-z: its text is this one short line,
     never the frame's source (docs/run-outcomes.md).
     """
-    forget = _forget(directory) if suppress_history else ""
+    forget = history.forget(directory) if suppress_history else ""
     return forget + f"( \\. {quote(str(directory / 'frame'))} )\n"
 
 
@@ -81,6 +73,13 @@ _INNER_INT = (
     "case ${BASH_VERSION-} in (?*) ;; "
     "(*) \\trap 'case $? in (0|130|258) \\exit 130;; esac' INT;; esac\n"
 )
+
+
+# zsh: no exit-status lines between the markers; and an interactive zsh's subshell that
+# calls exit (the frame's EXIT trap, the command's own exit) saves the shell's history
+# to HISTFILE, appending the person's unsaved lines once more per run: NO_RCS in the
+# subshells keeps that save for the pane's shell (docs/runs-and-waits.md, "Shell history").
+_ZSH_OPTIONS = "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue rcs 2>/dev/null;; esac\n"
 
 
 # ksh93 keeps job control on in a subshell: the inner subshell would get a process group
@@ -114,7 +113,7 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         f"_mxf=$-; _mxd={quote(d)}\n"
         + _SAVE_TRAPS
         + "\\set +euxv\n"
-        + "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue 2>/dev/null;; esac\n"
+        + _ZSH_OPTIONS
         + _KSH_NO_JOBS
         + f"_mxt={quote(tmux_binary)}; _mxs={quote(socket_path)}\n"
         # No started file (the run was given up as not started): run nothing.

@@ -86,7 +86,7 @@ class TypedStrategy:
                 )
         await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
         if reach.kind is None:
-            kind, lines = await self._probe(ctx)
+            kind, lines = await self._probe(ctx, frame)
             if kind is None:
                 return _not_started(
                     self.pane_id, "no_shell_answer",
@@ -97,9 +97,10 @@ class TypedStrategy:
         await check_input(ctx, self.pane_id, exactly_one=True)  # again, right before typing
         return None
 
-    async def _probe(self, ctx: ToolContext) -> tuple[Kind | None, list[str]]:
-        """Type the probe line; the far shell's kind, or None (and what the pane shows)."""
-        frame = new_typed_frame("posix")
+    async def _probe(self, ctx: ToolContext, frame: TypedFrame) -> tuple[Kind | None, list[str]]:
+        """Type the probe line; the far shell's kind, or None (and what the pane shows).
+        It carries the run's own nonce (its answer ``:p:`` is no marker of the frame), so
+        that the frame can tell the probe's line in the far shell's history too."""
         await type_line(ctx, self.pane_id, frame.probe_line())
 
         def answered(seen: Observation) -> Kind | None:

@@ -96,11 +96,29 @@ class TypedFrame(Markers):
         body = command if command.endswith("\n") else command + "\n"
         if self.kind == "fish":
             body = f"exec fish -c {quote(body)}\n"
+        forget = self.forget() if self.kind == "posix" else ""
         return (
-            f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; trap : INT QUIT HUP TERM\n"
+            forget
+            + f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; "
+            "trap : INT QUIT HUP TERM\n"
             f"printf '%s%s:s\\n' {self.halves}\n"
             "(trap - EXIT INT QUIT HUP TERM\n" + body + "))\n"
             f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
+        )
+
+    def forget(self) -> str:
+        """The far shell drops the typed line, then the probe's (typed where the far shell
+        was unknown), from its history list, each only when the newest entry holds the
+        nonce's first half (bash, yash, ksh93: as frames/history.py, with plain names,
+        which need no escapes); fish runs the program in sh, and never saves either."""
+        half = self.nonce[:16]
+        bash = f"case $(history 1) in *{half}*) history -d $HISTCMD||:;; esac"
+        yash = f"case $(fc -ln -1) in *{half}*) history -d -1||:;; esac"
+        ksh = f"case $(hist -ln -0) in *{half}*) hist -p||:;; esac"
+        return (
+            f"{{ case ${{BASH_VERSION-}} in ?*) {bash}; {bash};; esac\n"
+            f"case ${{YASH_VERSION-}} in ?*) {yash}; {yash};; esac\n"
+            f"case ${{KSH_VERSION-}} in *MIRBSD*) ;; ?*) {ksh}; {ksh};; esac; }} 2>/dev/null\n"
         )
 
     @property
