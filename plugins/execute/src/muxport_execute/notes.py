@@ -107,6 +107,26 @@ def stop_recovery(command: str, pane_id: str) -> str:
     return f"{what}send_keys {keys_text(way.keys)} to {pane_id} {verb}{then}"
 
 
+REWRITTEN = (
+    "the command moved the cursor or rewrote the screen (cursor movement, a scroll "
+    "region, a clear), so some output may be missing or out of order; redirect to a "
+    "file (cmd > out.txt) to get it all"
+)
+OUTGREW = (
+    "the start of the output is no longer in the pane (it outgrew the pane's history, or "
+    "the pane was cleared): these are the newest lines it still holds; redirect to a file "
+    "(cmd > out.txt) to keep everything"
+)
+
+
+def missing_start(history_full: bool) -> str:
+    """The note of a run whose start marker is gone. Only a full history can have dropped
+    it; otherwise it was overwritten on the screen: a command moved the cursor up and the
+    shell cleared below it at its prompt (zsh does; bash leaves the rows, seen as rows
+    below the cursor)."""
+    return OUTGREW if history_full else REWRITTEN
+
+
 def stopped_recovery(pane_id: str, run_id: str) -> str:
     return (
         f"the run was stopped (C-z, SIGTSTP) and the shell has the terminal again; "
