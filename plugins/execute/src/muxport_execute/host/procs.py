@@ -101,7 +101,21 @@ def foreground_program(pid: int | str) -> str | None:
     newest = leader
     while kids := [kid for kid in children(newest) if _group(kid) == leader]:
         newest = max(kids)
-    return command_name(newest) or None
+    return script_name(newest) or command_name(newest) or None
+
+
+INTERPRETERS = ("python", "perl", "ruby", "node")
+
+
+def script_name(pid: int) -> str | None:
+    """The script an interpreter runs (``python3 /usr/bin/xonsh``: xonsh; a script started
+    through ``#!/usr/bin/env python3`` is named python3 in ``comm`` too), or None: not an
+    interpreter, or no script (a REPL, ``-c``, ``-m``)."""
+    words = command_line(pid)
+    first = words[0].rsplit("/", 1)[-1] if words else ""
+    if not first.startswith(INTERPRETERS) or len(words) < 2 or words[1].startswith("-"):
+        return None
+    return words[1].rsplit("/", 1)[-1] or None
 
 
 def _group(pid: int) -> int | None:
