@@ -28,3 +28,32 @@ def test_a_shell_that_is_not_posix_is_never_told_c_d() -> None:
     note = stop_recovery("xonsh", "%1")
     assert "send_keys" in note and "never C-d" in note
     assert "C-d to" not in stop_recovery("less", "%1") and "q" in stop_recovery("less", "%1")
+
+
+CURSOR_MOVES = ["printf 'a\\nb\\n\\033[H'; echo x", "echo a; tput cup 0 0; echo x"]
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_a_moved_cursor_is_named_so_in_every_shell(stdio_client, shell_pane, shell):
+    """zsh clears below the cursor at its prompt, so no rows are left below it to see:
+    the start marker is gone although the history is not full."""
+    p = shell_pane(shell).pane_id
+    async with stdio_client(toolsets=["inspect", "execute"]) as client:
+        call = CheckedCalls(client)
+        for command in CURSOR_MOVES:
+            got = await call("run_shell_command", {"pane_id": p, "command": command})
+            assert (got["outcome"], got["lines_missed"]) == ("completed", True), got
+            assert "moved the cursor" in got["note"] and "outgrew" not in got["note"], got
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+async def test_output_that_outgrew_the_history_is_named_so(
+    stdio_client, shell_pane, tmux_server, shell
+):
+    tmux_server.cmd("set-option", "-g", "history-limit", "50")  # for panes made after it
+    p = shell_pane(shell).pane_id
+    async with stdio_client(toolsets=["inspect", "execute"]) as client:
+        call = CheckedCalls(client)
+        got = await call("run_shell_command", {"pane_id": p, "command": "seq 500"})
+        assert (got["exit_status"], got["output"][-1]) == (0, "500"), got
+        assert "outgrew" in got["note"], got

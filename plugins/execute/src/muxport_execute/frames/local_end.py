@@ -20,7 +20,7 @@ from muxport import Tmux, TmuxUnresponsive
 from muxport_execute.frames.base import Ending
 from muxport_execute.frames.local_files import Frame
 from muxport_execute.host import procs, shell_reads
-from muxport_execute.notes import gone_note
+from muxport_execute.notes import REWRITTEN, gone_note, missing_start
 from muxport_execute.pane import raw_bytes
 from muxport_execute.pane.view import Gone, Observation, observe
 
@@ -151,17 +151,9 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
             "there is not in the pane, only what it printed on the main screen is here"
         )
     elif rewritten:
-        note = (
-            "the command moved the cursor or rewrote the screen (cursor movement, a scroll "
-            "region, a clear), so some output may be missing or out of order; redirect to a "
-            "file (cmd > out.txt) to get it all"
-        )
+        note = REWRITTEN
     elif not found.started:
-        note = (
-            "the start of the output is no longer in the pane (it outgrew the pane's "
-            "history, or the pane was cleared): these are the newest lines it still holds; "
-            "redirect to a file (cmd > out.txt) to keep everything"
-        )
+        note = missing_start(seen.history_full)
     lines, invalid = found.lines, None
     if w.copy is not None and found.started and found.ended:
         invalid, lines = await raw_bytes.check(w.copy, lines)

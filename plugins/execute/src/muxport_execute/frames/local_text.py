@@ -67,11 +67,22 @@ _SAVE_TRAPS = (
 # After C-c the status is the command's own (docs/run-outcomes.md): the outer subshell waits
 # for the inner one whatever it does with SIGINT; bash decides like an interactive
 # shell by itself; the others end the inner subshell when the interrupted command died
-# of SIGINT (130; 258 in ksh93, which reports a signal N as 256+N) or no command
-# handled it (0).
+# of SIGINT (130; 258 in ksh93, which reports a signal N as 256+N), or when $? is 0 and
+# no child was reaped since the start or the last C-c (a loop of builtins: the signal
+# came while the shell itself ran). A child that handled SIGINT and exited 0 (a REPL
+# left with exit()) was reaped in between: the list goes on, as in bash. Reaped children
+# are read from the subshell's cminflt (/proc/self/stat, field 11: the minor faults of
+# its waited-for children, which every exec'd program makes), by builtins only: no fork.
+# Without /proc both reads are empty and equal: 130, as before (``|| :``: under set -e too).
+_REAPED = (
+    '_mxl=; { \\read -r _mxl </proc/self/stat; } 2>/dev/null || :; _mxl=${_mxl##*") "}; '
+    + "_mxl=${_mxl#* }; " * 8 + "_mxl=${_mxl%% *}"
+)
 _INNER_INT = (
     "case ${BASH_VERSION-} in (?*) ;; "
-    "(*) \\trap 'case $? in (0|130|258) \\exit 130;; esac' INT;; esac\n"
+    f"(*) {_REAPED}; _mxk=$_mxl; "
+    f"\\trap 'case $? in (130|258) \\exit 130;; (0) {_REAPED}; "
+    "case $_mxl in (\"$_mxk\") \\exit 130;; esac; _mxk=$_mxl;; esac' INT;; esac\n"
 )
 
 

@@ -25,7 +25,7 @@ import re
 import anyio
 from muxport import Refused, ToolContext, watcher
 
-from muxport_execute.notes import clear_line
+from muxport_execute.notes import WAYS_SUMMARY, clear_line
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.pane.ready import check_line
 from muxport_execute.pane.view import Line, read_line
@@ -64,7 +64,7 @@ def _refuse(pane_id: str, what: str, line: Line, retryable: bool) -> Refused:
     return Refused(
         f"not typing into pane {pane_id}: the far side is not at a shell prompt, it waits for "
         f"{what} (the line shows {found!r}). Look with capture_pane {pane_id}; answer or "
-        f"leave that program with send_keys (q for a pager, C-d for a REPL), or "
+        f"leave that program with send_keys ({WAYS_SUMMARY}), or "
         f"{clear_line(pane_id)}",
         retryable=retryable,
         data={"reason": "not_at_prompt", "pane_id": pane_id, "line": found},

@@ -25,7 +25,7 @@ from muxport_execute.frames.base import Emit, Ending, extract
 from muxport_execute.frames.typed_end import far_end, job_state, shown
 from muxport_execute.frames.typed_text import TypedFrame
 from muxport_execute.host.input_wait import View
-from muxport_execute.notes import gone_note, typed_not_started
+from muxport_execute.notes import gone_note, missing_start, typed_not_started
 from muxport_execute.pane.view import Observation, observe
 
 START_BOUND = 5.0
@@ -134,10 +134,6 @@ async def follow(w: TypedWatch, emit: Emit) -> Ending:
             "job lines too (the frame's source among them)"
         )
     elif not found.started:
-        note = (
-            "the start of the output is no longer in the pane (it outgrew the pane's "
-            "history, or the pane was cleared): these are the newest lines it still "
-            "holds; redirect to a file (cmd > out.txt) to keep everything"
-        )
+        note = missing_start(seen.history_full)
     framed = found.started and not was_stopped
     return Ending("completed", found.status, found.lines, framed, not framed, note)

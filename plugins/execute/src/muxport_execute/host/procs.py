@@ -88,6 +88,41 @@ def command_name(pid: int) -> str:
         return ""
 
 
+def foreground_program(pid: int | str) -> str | None:
+    """The name (``comm``) of the newest process of the foreground job of process
+    ``pid``'s terminal: the program a person sees there, where tmux names the job's
+    leader (a run's frame subshell) or a script's interpreter (xonsh as python3).
+
+    Followed down from the group's leader through the children in that group, newest
+    first: a pipeline's last program (``seq | less``: less), ``man``'s pager."""
+    leader = foreground_group(pid)
+    if leader is None:
+        return None
+    newest = leader
+    while kids := [kid for kid in children(newest) if _group(kid) == leader]:
+        newest = max(kids)
+    return script_name(newest) or command_name(newest) or None
+
+
+INTERPRETERS = ("python", "perl", "ruby", "node")
+
+
+def script_name(pid: int) -> str | None:
+    """The script an interpreter runs (``python3 /usr/bin/xonsh``: xonsh; a script started
+    through ``#!/usr/bin/env python3`` is named python3 in ``comm`` too), or None: not an
+    interpreter, or no script (a REPL, ``-c``, ``-m``)."""
+    words = command_line(pid)
+    first = words[0].rsplit("/", 1)[-1] if words else ""
+    if not first.startswith(INTERPRETERS) or len(words) < 2 or words[1].startswith("-"):
+        return None
+    return words[1].rsplit("/", 1)[-1] or None
+
+
+def _group(pid: int) -> int | None:
+    seen = stat(pid)
+    return seen.pgrp if seen is not None else None
+
+
 def command_line(pid: int) -> list[str]:
     """The arguments ``pid`` was started with (empty: gone, or unreadable)."""
     try:

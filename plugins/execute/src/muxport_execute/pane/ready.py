@@ -56,10 +56,13 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
             retryable=True,
             data={"reason": "starting", "pane_id": pane_id, "command": program},
         )
+    # tmux names a script by its interpreter (xonsh as python3, whose C-d would end
+    # xonsh): /proc names the program itself
+    named = (procs.foreground_program(pane_pid) if pane_pid.isdigit() else None) or program
     raise Refused(
-        f"pane {pane_id} is running {program or 'no program'}, not a POSIX shell (sh, bash, "
+        f"pane {pane_id} is running {named or 'no program'}, not a POSIX shell (sh, bash, "
         "zsh, dash, ksh...), so run_shell_command cannot frame a command there; "
-        f"{stop_recovery(program, pane_id)}, or use send_keys to type into it",
+        f"{stop_recovery(named, pane_id)}, or use send_keys to type into it",
         data={"reason": "not_a_shell", "pane_id": pane_id, "command": program},
     )
 

@@ -26,7 +26,7 @@ from muxport.formats import fmt, head
 
 Fact = Literal[
     "pid", "command", "tty", "pipe", "dead", "session", "alternate_on", "saved_x", "saved_y",
-    "cursor_x", "cursor_y", "height",
+    "cursor_x", "cursor_y", "height", "history_size", "history_limit",
 ]
 VARIABLES: dict[Fact, str] = {
     "pid": "pane_pid",  # the pane's first process
@@ -41,6 +41,8 @@ VARIABLES: dict[Fact, str] = {
     "cursor_x": "cursor_x",
     "cursor_y": "cursor_y",
     "height": "pane_height",
+    "history_size": "history_size",  # lines scrolled off the screen, kept
+    "history_limit": "history_limit",
 }
 Facts = dict[Fact, str]
 
@@ -65,7 +67,10 @@ async def read(tmux: Tmux, pane_id: str, facts: tuple[Fact, ...]) -> Facts:
 
 Gone = Literal["pane_gone", "server_gone"]
 State = Literal["alive", Gone]
-PROBE: tuple[Fact, ...] = ("dead", "pid", "cursor_y", "height", "saved_x", "saved_y", "command")
+PROBE: tuple[Fact, ...] = (
+    "dead", "pid", "cursor_y", "height", "saved_x", "saved_y", "command", "history_size",
+    "history_limit",
+)
 LINE: tuple[Fact, ...] = ("cursor_x", "cursor_y", "tty", "command", "pid")
 
 
@@ -76,6 +81,7 @@ class Observation:
     command: str = ""
     alternate: str = ""  # the alternate screen's saved cursor, "x,y"
     rows_below_cursor: bool = False  # text below the cursor: the screen was rewritten
+    history_full: bool = False  # the history drops its oldest lines: output may outgrow it
 
 
 def gone_state(stderr: str) -> State | None:
@@ -97,6 +103,14 @@ async def probe(tmux: Tmux, pane_id: str, pane_pid: str) -> State:
             raise tmux.failure(out)
         return state
     return _state(answer(out.stdout, PROBE)[0], pane_pid)
+
+
+def _full(size: str, limit: str) -> bool:
+    """Whether the history has reached its limit: tmux then drops the oldest tenth at once,
+    so a full one holds between nine tenths of the limit and the limit."""
+    if not (size.isdigit() and limit.isdigit()):
+        return False
+    return int(size) >= int(limit) - int(limit) // 10 - 1
 
 
 def _below(lines: list[str], cursor_y: str, height: str) -> bool:
@@ -127,6 +141,7 @@ async def observe(tmux: Tmux, pane_id: str, pane_pid: str) -> Observation:
         command=facts["command"],
         alternate=f"{facts['saved_x']},{facts['saved_y']}",
         rows_below_cursor=_below(lines, facts["cursor_y"], facts["height"]),
+        history_full=_full(facts["history_size"], facts["history_limit"]),
     )
 
 

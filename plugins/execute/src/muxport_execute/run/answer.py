@@ -146,7 +146,7 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
                       max_lines, wait, note, reading)
     note = (
         f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
-        f"for its exit status and output ({stop_recovery(seen.command, run.pane_id)})"
+        f"for its exit status and output ({stop_recovery(shown(run, seen.command), run.pane_id)})"
     )
     if ctx.closing:  # muxport exits: the run goes on in its pane, its id ends with the server
         note = (
@@ -159,6 +159,13 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
             "sudo, a container) waits for input: capture_pane shows what the pane asks"
         )
     return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
+
+
+def shown(run: Run, command: str) -> str:
+    """The run's foreground program: tmux's ``command`` names the job's leader (the frame's
+    subshell), /proc the program in front (vim, less), where /proc shows this run."""
+    found = procs.foreground_program(run.view.pane_pid) if run.view is not None else None
+    return found or command
 
 
 def reader_name(reading: Reader, shown: str) -> str:
