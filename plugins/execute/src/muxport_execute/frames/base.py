@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 from muxport import ToolContext
 
+from muxport_execute.frames.scrub import scrub
 from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
@@ -62,6 +63,10 @@ class Strategy(Protocol):
         """The run's output in a joined capture of its pane."""
         ...
 
+    def scrub(self, rows: list[str]) -> list[str]:
+        """``rows`` without any text of this run's markers or typed line (frames/scrub.py)."""
+        ...
+
     async def close(self) -> None:
         """Release what the frame holds (clients, pipes, private files); never raises."""
         ...
@@ -87,6 +92,15 @@ class Markers:
     def end_pattern(self) -> re.Pattern[str]:
         """The end marker, at the end of a line (after output that lacked a final newline)."""
         return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
+
+    @property
+    def frame_lines(self) -> tuple[str, ...]:
+        """The frame's own lines the pane may show (a typed line), besides the markers."""
+        return ()
+
+    def scrub(self, rows: list[str]) -> list[str]:
+        """``rows`` without any text of these markers or frame lines (frames/scrub.py)."""
+        return scrub(rows, self.nonce, self.frame_lines)
 
 
 # Another run's frame lines: a marker row, or the typed line that sourced a frame.
@@ -134,16 +148,17 @@ def extract(frame: Markers, capture: list[str]) -> Extracted:
         if after:
             index, match = after[0]
             tail = [match.group(1)] if match.group(1) else []
-            return Extracted(rows[begin:index] + tail, True, True, int(match.group(2)))
+            lines = frame.scrub(rows[begin:index] + tail)
+            return Extracted(lines, True, True, int(match.group(2)))
         status = int(ends[0][1].group(2)) if ends else None
-        return Extracted(_trimmed(rows[begin:]), True, False, status, bool(ends))
+        return Extracted(frame.scrub(_trimmed(rows[begin:])), True, False, status, bool(ends))
     stop, tail, status = len(rows), [], None
     if ends:
         stop, match = ends[0]
         tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
     region = rows[:stop]
     cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
-    lines = region[cut + 1 :] + tail
+    lines = frame.scrub(region[cut + 1 :] + tail)
     return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
 
 

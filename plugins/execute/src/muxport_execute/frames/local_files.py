@@ -70,6 +70,11 @@ class Frame(Layout):
         return " " + line if suppress_history else line
 
     @property
+    def frame_lines(self) -> tuple[str, ...]:
+        # its echo, which a command's \e[H or scroll region may print over (frames/scrub.py)
+        return (self.typed_line(False),)
+
+    @property
     def started_path(self) -> Path:
         return self.directory / "started"
 
