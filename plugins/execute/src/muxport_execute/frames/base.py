@@ -109,6 +109,11 @@ OTHER_FRAME = re.compile(
     r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_text.py)
 )
 
+# What a command printing over a frame's row leaves of it at the row's end (frames/scrub.py):
+# the end of a marker (8 or more of its nonce's digits) or of a typed line (its directory's
+# random part). Another run's: as OTHER_FRAME, nothing above it is this run's.
+PIECE = re.compile(r"[0-9a-f]{8,}(?::s|:[ex]:[0-9]{1,3})$|-[a-z0-9_]{8}/run'$")
+
 
 @dataclass(frozen=True)
 class Extracted:
@@ -157,8 +162,15 @@ def extract(frame: Markers, capture: list[str]) -> Extracted:
         stop, match = ends[0]
         tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
     region = rows[:stop]
-    cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
-    lines = frame.scrub(region[cut + 1 :] + tail)
+    cut = max(
+        (i for i, row in enumerate(region) if OTHER_FRAME.search(row) or PIECE.search(row)),
+        default=-1,
+    )
+    # a piece of this run's own typed line or start marker is where its output begins, and
+    # the text the command printed over it on that row is the command's (kept, scrubbed)
+    own = cut >= 0 and not OTHER_FRAME.search(region[cut]) and (
+        frame.scrub(region[cut : cut + 1]) != region[cut : cut + 1])
+    lines = frame.scrub(region[cut if own else cut + 1 :] + tail)
     return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
 
 

@@ -16,7 +16,9 @@ printed over a longer row leaves that row's tail after it. What is removed:
 - at a row's end, the tail of one of the frame's own lines (the typed line: its private
   path), at least ``MIN_LINE`` characters of it.
 
-The command's text around it stays.
+The command's text around it stays. Limit: where the last character the command printed
+over a marker is a hex digit equal to the nonce's digit in that column (1 in 16), the
+screen cannot tell whose it is, and it goes with the marker.
 """
 
 from __future__ import annotations
