@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from execute_kit import run
+from execute_kit import call, run
 from muxport_execute.frames.base import Ending, Markers
 from muxport_execute.frames.local_files import Frame
 from muxport_execute.frames.scrub import scrub
@@ -111,3 +111,31 @@ def test_every_line_of_an_ending_is_scrubbed(tmp_path):
                     pane_lines=[f"{NONCE[:16]} {NONCE[16:]}", "$"])
     clean = scrubbed(Strategy(), ending)  # type: ignore[arg-type]
     assert (clean.output, clean.pane_lines, clean.note) == (["x"], ["$"], "saw  y")
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+async def test_a_resumed_run_returns_only_its_own_output(
+    stdio_client, rc_pane, fish_pane, shell
+):
+    # C-z, a run while it is stopped, then fg: between its markers the pane shows the job
+    # lines (which name its private directory), the other run and the fg line
+    pane = fish_pane() if shell == "fish" else rc_pane(shell)
+    s, p = pane.server, pane.pane_id
+    command = f"echo begun; {s.binary} -S {s.socket_path} wait-for marks-fg; echo resumed"
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        first = await run(client, p, command, timeout=0)
+        seen = await call(client, "wait_for_text", {"pane_id": p, "patterns": ["begun"],
+                                                    "timeout": 10})
+        assert seen["outcome"] in ("matched", "present_at_entry"), seen
+        await call(client, "send_keys", {"pane_id": p, "keys": ["C-z"]})
+        stopped = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 10})
+        assert (stopped["outcome"], stopped["output"]) == ("stopped", ["begun"]), (
+            stopped["output"], stopped["outcome"])
+        assert (await run(client, p, "echo meanwhile"))["output"] == ["meanwhile"]
+        await call(client, "send_keys", {"pane_id": p, "keys": ["fg"], "literal": True,
+                                         "enter": True})
+        s.cmd("wait-for", "-S", "marks-fg")
+        done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 10})
+        assert (done["outcome"], done["exit_status"]) == ("completed", 0), done
+        assert done["output"] == ["begun", "resumed"], done["output"]
+        assert "stopped" in done["note"], done

@@ -93,6 +93,10 @@ class Markers:
         """The end marker, at the end of a line (after output that lacked a final newline)."""
         return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
 
+    def is_job(self, row: str) -> bool:
+        """Whether ``row`` is a shell's job line about this run (C-z, fg), where known."""
+        return False
+
     @property
     def frame_lines(self) -> tuple[str, ...]:
         """The frame's own lines the pane may show (a typed line), besides the markers."""
@@ -124,6 +128,29 @@ class Extracted:
     ended: bool  # the end marker is in the pane, after the start marker if that is there
     status: int | None  # the status the end marker carries
     out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
+    hidden: int = 0  # rows the pane showed while the run was stopped, left out
+
+
+def _own(rows: list[str], frame: Markers) -> tuple[list[str], int]:
+    """``rows`` without what the pane showed while the run was stopped (C-z): from the
+    shell's job line that says it stopped to the one ``fg`` prints, each naming the run's
+    job (``frame.is_job``). In between the run prints nothing; the pane shows what the person or
+    other runs did there (their typed lines, markers and output) and the ``fg`` line."""
+    out: list[str] = []
+    stopped, hidden = False, 0
+    for row in rows:
+        if frame.is_job(row):
+            if not stopped and out and out[-1].endswith("^Z"):  # the terminal echoed C-z
+                out[-1] = out[-1][:-2]
+                if not out[-1]:
+                    out.pop()
+                    hidden += 1
+            stopped, hidden = not stopped, hidden + 1
+        elif stopped:
+            hidden += 1
+        else:
+            out.append(row)
+    return out, hidden
 
 
 def _trimmed(lines: list[str]) -> list[str]:
@@ -153,10 +180,11 @@ def extract(frame: Markers, capture: list[str]) -> Extracted:
         if after:
             index, match = after[0]
             tail = [match.group(1)] if match.group(1) else []
-            lines = frame.scrub(rows[begin:index] + tail)
-            return Extracted(lines, True, True, int(match.group(2)))
+            lines, hidden = _own(rows[begin:index] + tail, frame)
+            return Extracted(frame.scrub(lines), True, True, int(match.group(2)), hidden=hidden)
         status = int(ends[0][1].group(2)) if ends else None
-        return Extracted(frame.scrub(_trimmed(rows[begin:])), True, False, status, bool(ends))
+        lines, hidden = _own(_trimmed(rows[begin:]), frame)
+        return Extracted(frame.scrub(lines), True, False, status, bool(ends), hidden)
     stop, tail, status = len(rows), [], None
     if ends:
         stop, match = ends[0]
