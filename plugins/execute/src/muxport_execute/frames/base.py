@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 from muxport import ToolContext
 
+from muxport_execute.frames.scrub import scrub
 from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
@@ -62,6 +63,10 @@ class Strategy(Protocol):
         """The run's output in a joined capture of its pane."""
         ...
 
+    def scrub(self, rows: list[str]) -> list[str]:
+        """``rows`` without any text of this run's markers or typed line (frames/scrub.py)."""
+        ...
+
     async def close(self) -> None:
         """Release what the frame holds (clients, pipes, private files); never raises."""
         ...
@@ -88,12 +93,30 @@ class Markers:
         """The end marker, at the end of a line (after output that lacked a final newline)."""
         return re.compile(rf"^(.*){self.nonce}:e:([0-9]{{1,3}})$")
 
+    def is_job(self, row: str) -> bool:
+        """Whether ``row`` is a shell's job line about this run (C-z, fg), where known."""
+        return False
+
+    @property
+    def frame_lines(self) -> tuple[str, ...]:
+        """The frame's own lines the pane may show (a typed line), besides the markers."""
+        return ()
+
+    def scrub(self, rows: list[str]) -> list[str]:
+        """``rows`` without any text of these markers or frame lines (frames/scrub.py)."""
+        return scrub(rows, self.nonce, self.frame_lines)
+
 
 # Another run's frame lines: a marker row, or the typed line that sourced a frame.
 OTHER_FRAME = re.compile(
     r"[0-9a-f]{32}:(?:s|[ex]:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
     r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_text.py)
 )
+
+# What a command printing over a frame's row leaves of it at the row's end (frames/scrub.py):
+# the end of a marker (8 or more of its nonce's digits) or of a typed line (its directory's
+# random part). Another run's: as OTHER_FRAME, nothing above it is this run's.
+PIECE = re.compile(r"[0-9a-f]{8,}(?::s|:[ex]:[0-9]{1,3})$|-[a-z0-9_]{8}/run'$")
 
 
 @dataclass(frozen=True)
@@ -105,6 +128,29 @@ class Extracted:
     ended: bool  # the end marker is in the pane, after the start marker if that is there
     status: int | None  # the status the end marker carries
     out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
+    hidden: int = 0  # rows the pane showed while the run was stopped, left out
+
+
+def _own(rows: list[str], frame: Markers) -> tuple[list[str], int]:
+    """``rows`` without what the pane showed while the run was stopped (C-z): from the
+    shell's job line that says it stopped to the one ``fg`` prints, each naming the run's
+    job (``frame.is_job``). In between the run prints nothing; the pane shows what the person or
+    other runs did there (their typed lines, markers and output) and the ``fg`` line."""
+    out: list[str] = []
+    stopped, hidden = False, 0
+    for row in rows:
+        if frame.is_job(row):
+            if not stopped and out and out[-1].endswith("^Z"):  # the terminal echoed C-z
+                out[-1] = out[-1][:-2]
+                if not out[-1]:
+                    out.pop()
+                    hidden += 1
+            stopped, hidden = not stopped, hidden + 1
+        elif stopped:
+            hidden += 1
+        else:
+            out.append(row)
+    return out, hidden
 
 
 def _trimmed(lines: list[str]) -> list[str]:
@@ -134,16 +180,25 @@ def extract(frame: Markers, capture: list[str]) -> Extracted:
         if after:
             index, match = after[0]
             tail = [match.group(1)] if match.group(1) else []
-            return Extracted(rows[begin:index] + tail, True, True, int(match.group(2)))
+            lines, hidden = _own(rows[begin:index] + tail, frame)
+            return Extracted(frame.scrub(lines), True, True, int(match.group(2)), hidden=hidden)
         status = int(ends[0][1].group(2)) if ends else None
-        return Extracted(_trimmed(rows[begin:]), True, False, status, bool(ends))
+        lines, hidden = _own(_trimmed(rows[begin:]), frame)
+        return Extracted(frame.scrub(lines), True, False, status, bool(ends), hidden)
     stop, tail, status = len(rows), [], None
     if ends:
         stop, match = ends[0]
         tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
     region = rows[:stop]
-    cut = max((i for i, row in enumerate(region) if OTHER_FRAME.search(row)), default=-1)
-    lines = region[cut + 1 :] + tail
+    cut = max(
+        (i for i, row in enumerate(region) if OTHER_FRAME.search(row) or PIECE.search(row)),
+        default=-1,
+    )
+    # a piece of this run's own typed line or start marker is where its output begins, and
+    # the text the command printed over it on that row is the command's (kept, scrubbed)
+    own = cut >= 0 and not OTHER_FRAME.search(region[cut]) and (
+        frame.scrub(region[cut : cut + 1]) != region[cut : cut + 1])
+    lines = frame.scrub(region[cut if own else cut + 1 :] + tail)
     return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)
 
 

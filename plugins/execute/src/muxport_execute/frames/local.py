@@ -129,6 +129,9 @@ class LocalStrategy:
         assert self.files is not None
         return self.files.extract(capture)
 
+    def scrub(self, rows: list[str]) -> list[str]:
+        return rows if self.files is None else self.files.scrub(rows)
+
     async def close(self) -> None:
         """Idempotent, and safe to call twice at once (a shutdown beside the watch):
         each thing is taken before it is released."""

@@ -154,6 +154,11 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
         note = REWRITTEN
     elif not found.started:
         note = missing_start(seen.history_full)
+    if found.hidden:  # said beside any other note: the output is the command's alone
+        note = "; ".join(filter(None, (note, (
+            f"the run was stopped (C-z) and resumed: {found.hidden} rows the pane showed "
+            "meanwhile (the job lines, the fg line, what was typed and run there) are left "
+            "out of its output"))))
     lines, invalid = found.lines, None
     if w.copy is not None and found.started and found.ended:
         invalid, lines = await raw_bytes.check(w.copy, lines)

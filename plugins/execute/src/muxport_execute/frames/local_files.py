@@ -48,6 +48,7 @@ from muxport_execute.host.owners import directory_prefix
 
 CHANNEL = "channel"  # the run's tmux socket and wait-for channel, for a cleanup after a crash
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
+_FISH_JOB = re.compile(r"sh '(/[^'\u2026]{8,})\u2026")
 
 
 def base_dir() -> str:
@@ -68,6 +69,20 @@ class Frame(Layout):
         runner = "sh" if self.fish else "\\."
         line = f"{runner} {quote(str(self.directory / 'run'))}"
         return " " + line if suppress_history else line
+
+    def is_job(self, row: str) -> bool:
+        # the job the shell reports on C-z and fg is the run file's subshell, or under
+        # fish the sh that sources it: its text names this directory (local_text.run_text)
+        if self.directory.name in row:
+            return True
+        # fish cuts a job's text short: "Job 1, 'sh '/tmp/mxr-1.2.3-ab…' has stopped"
+        cut = _FISH_JOB.search(row) if self.fish else None
+        return cut is not None and str(self.directory / "run").startswith(cut[1])
+
+    @property
+    def frame_lines(self) -> tuple[str, ...]:
+        # its echo, which a command's \e[H or scroll region may print over (frames/scrub.py)
+        return (self.typed_line(False),)
 
     @property
     def started_path(self) -> Path:

@@ -134,5 +134,8 @@ class TypedStrategy:
         assert self.frame is not None
         return extract(self.frame, capture)
 
+    def scrub(self, rows: list[str]) -> list[str]:
+        return rows if self.frame is None else self.frame.scrub(rows)
+
     async def close(self) -> None:
         """Nothing to release: a typed frame writes nothing anywhere."""

@@ -11,6 +11,7 @@ ends before that). Every ending is recorded here once: the frame's own, a fault'
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import anyio
 from muxport import ToolContext, ToolError, os_fault
@@ -58,6 +59,8 @@ def _end(run: Run, ending: Ending) -> None:
     """Record the final answer once (the newest lines within the largest budget)."""
     if run.ending is not None:
         return
+    if run.frame is not None:  # no marker text in any answer, whichever path read it
+        ending = scrubbed(run.frame, ending)
     kept = keep_newest(ending.output, MAX_LINES)
     run.output, run.stored_dropped = kept.lines, kept.lines_dropped
     run.stored_truncated = kept.truncated
@@ -65,6 +68,14 @@ def _end(run: Run, ending: Ending) -> None:
     run.finished = time.monotonic()
     _move(run, ending.outcome)
     run.done.set()
+
+
+def scrubbed(frame: Strategy, ending: Ending) -> Ending:
+    """``ending`` without the frame's marker text in its lines and in its note, which may
+    quote the pane (notes.typed_not_started)."""
+    lines = None if ending.pane_lines is None else frame.scrub(ending.pane_lines)
+    note = None if ending.note is None else " ".join(frame.scrub([ending.note]))
+    return replace(ending, output=frame.scrub(ending.output), pane_lines=lines, note=note)
 
 
 async def _frame(
