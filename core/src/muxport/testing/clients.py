@@ -96,6 +96,10 @@ async def stdio_client(
     with tempfile.TemporaryFile("w+") as errlog:
         try:
             async with Client(_stdio_transport(params, errlog=errlog), mode=mode) as client:
+                # initialize is answered while the server still loads (docs/architecture.md,
+                # "Startup order"); tools/list, which clients send first, waits until it
+                # has: a test then starts with a loaded server, as a client's model does
+                await client.list_tools()
                 yield client
         except BaseException:
             errlog.seek(0)
