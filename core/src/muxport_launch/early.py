@@ -66,7 +66,8 @@ def answer_to(line: bytes) -> tuple[object, bytes] | None:
     return ident, json.dumps(body, separators=(",", ":")).encode() + b"\n"
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` (os.write may take part of it)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
@@ -102,7 +103,7 @@ class EarlyInitialize:
             line, newline, _ = bytes(self.read).partition(b"\n")
             found = answer_to(line) if newline else None
             if found is not None:
-                _write_all(self.wire_out, found[1])
+                write_all(self.wire_out, found[1])
                 self.answered = found[0]
         except OSError:  # the wire is gone: the stdio loop meets the same and ends
             pass
@@ -117,4 +118,4 @@ class EarlyInitialize:
         params: dict[str, Any] = {"level": "error", "logger": "muxport", "data": message}
         line = {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
         with contextlib.suppress(OSError):
-            _write_all(self.wire_out, json.dumps(line).encode() + b"\n")
+            write_all(self.wire_out, json.dumps(line).encode() + b"\n")

@@ -23,6 +23,7 @@ import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from muxport_launch import EarlyInitialize
+from muxport_launch.early import write_all
 
 from muxport._internal.frames import Frames, Verdict
 from muxport._internal.settings import Limits
@@ -88,12 +89,6 @@ def log_message(level: str, text: str) -> bytes:
     params = {"level": level, "logger": "muxport", "data": text}
     return json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params},
                       ensure_ascii=False).encode() + b"\n"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 class StdioLoop:
@@ -227,7 +222,7 @@ class StdioLoop:
             done, self.answered = self.answered, []
             data = b"".join(batch)
             batch.clear()
-            await anyio.to_thread.run_sync(_write_all, wire_out, data, abandon_on_cancel=True)
+            await anyio.to_thread.run_sync(write_all, wire_out, data, abandon_on_cancel=True)
             self.pressure.pending_bytes -= len(data)
             del data
             for key in done:
