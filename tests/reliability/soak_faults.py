@@ -53,8 +53,11 @@ class Faults:
     async def lane(self, seconds: float) -> None:
         """A stop at a third of the soak, a moved socket at two thirds."""
         await anyio.sleep(seconds / 3)
-        with self.window("stopped"):
+        try:
             os.kill(self.tmux_pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            return  # tmux died under the load: the soak reports that (Soak.died)
+        with self.window("stopped"):
             try:
                 await anyio.sleep(STOP_FOR)
             finally:

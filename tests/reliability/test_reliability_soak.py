@@ -29,14 +29,16 @@ async def test_mixed_load_soak(tmux_server, sandbox):
         pytest.skip(f"not installed: {missing}")
     soak = Soak(tmux_server, faults=True)
     report = await soak.run(SOAK)
-    assert soak.faults is not None and soak.faults.injected == ["stopped", "socket moved"]
+    assert soak.faults is not None
     print(f"\nsoak {report.tmux} {report.seconds:.0f}s: {sum(report.calls.values())} calls "
           f"{dict(report.calls)}; rss {report.rss}; fds {report.fds}; "
           f"connections {report.connections} held by {report.held_by}; "
           f"errors {len(report.errors)} {report.errors[:3]}; "
           f"wrong {len(report.wrong)} {report.wrong[:3]}; "
           f"faults {soak.faults.injected}, answered by {soak.faults.answered} calls")
-    assert not report.crashed, "the tmux server died"
+    assert not report.crashed, (f"the tmux server died {report.crashed_after} s into the load "
+                                f"(faults injected by then: {soak.faults.injected})")
+    assert soak.faults.injected == ["stopped", "socket moved"]
     assert report.errors == []
     assert report.wrong == []
     assert report.provoked == LAUNCHERS  # the deliberate bad pane id: not_found, each time
