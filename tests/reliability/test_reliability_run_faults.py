@@ -89,3 +89,35 @@ async def test_a_moved_socket_is_not_a_dead_server(stdio_client, tmux_server, sh
         got = answer.structured_content
         assert (got["outcome"], got["output"], got["exit_status"]) == (
             "completed", ["started", "done"], 0), got
+
+
+async def test_a_socket_moved_after_the_check_starts_no_second_server(
+    mcp_client, tmux_server, shell_pane, monkeypatch
+):
+    """The socket moves between muxport's check and its connection (the check is made
+    to miss it here: in the soak it happened by timing): the command goes to a forked
+    tmux, which must not start a second server at the path (docs/reliability.md)."""
+    from muxport._internal.liveness import Liveness
+
+    pane = shell_pane("bash")
+    socket = tmux_server.socket_path
+    moved = socket + ".moved"
+    async with mcp_client(toolsets=["inspect", "manage", "execute"]) as (client, _app):
+        listed = await client.call_tool("list_sessions", {})  # the server's pid is read
+        assert not listed.is_error, listed.content
+
+        async def missed(self: Liveness) -> bool:
+            return False
+
+        monkeypatch.setattr(Liveness, "check_moved", missed)
+        os.rename(socket, moved)
+        STATS.faults += 1
+        try:
+            made = await client.call_tool("create_session", {})
+            assert made.is_error, made.structured_content
+            assert not exists(socket)  # no second server bound there
+        finally:
+            put_back(moved, socket)
+        monkeypatch.undo()
+        listed = await client.call_tool("list_panes", {})
+        assert pane.pane_id in [p["id"] for p in listed.structured_content["panes"]]

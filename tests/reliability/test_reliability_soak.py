@@ -12,9 +12,13 @@ version); the 5-minute soak with a table is ``python -m bench.soak``.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from muxport.testing import TmuxServer
 from soak_kit import LAUNCHERS, SHELLS, Soak
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(200)]
@@ -23,7 +27,32 @@ RSS_GROWTH = 32 << 20  # bytes a launcher may grow by over the soak (allocator s
 FD_SLACK = 0  # open files once idle again: none more than before the load
 
 
-async def test_mixed_load_soak(tmux_server, sandbox):
+@pytest.fixture
+def dumping_server(tmux_server: TmuxServer) -> Iterator[TmuxServer]:
+    """A tmux server (the same binary) that may write a core file, so that a crash under the
+    load (tmux 3.7c was seen gone once in CI) can be told from an exit and read with gdb."""
+    limit = resource.getrlimit(resource.RLIMIT_CORE)
+    resource.setrlimit(resource.RLIMIT_CORE, (limit[1], limit[1]))
+    try:
+        server = TmuxServer(tmux_server.binary)
+    finally:
+        resource.setrlimit(resource.RLIMIT_CORE, limit)
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def cores(server: TmuxServer) -> str:
+    """Where a crashed server's core file went (the kernel's core_pattern; "core" names a
+    file in the server's working directory, which is the test's)."""
+    pattern = Path("/proc/sys/kernel/core_pattern").read_text().strip()
+    found = sorted(str(p) for p in Path.cwd().glob("core*") if p.is_file())
+    return f"core_pattern {pattern!r}, core files here: {found}"
+
+
+async def test_mixed_load_soak(dumping_server, sandbox):
+    tmux_server = dumping_server
     missing = [shell for shell in SHELLS if shutil.which(shell) is None]
     if missing:
         pytest.skip(f"not installed: {missing}")
@@ -36,8 +65,9 @@ async def test_mixed_load_soak(tmux_server, sandbox):
           f"errors {len(report.errors)} {report.errors[:3]}; "
           f"wrong {len(report.wrong)} {report.wrong[:3]}; "
           f"faults {soak.faults.injected}, answered by {soak.faults.answered} calls")
-    assert not report.crashed, (f"the tmux server died {report.crashed_after} s into the load "
-                                f"(faults injected by then: {soak.faults.injected})")
+    assert not report.crashed, (
+        f"the tmux server died {report.crashed_after} s into the load (faults injected by "
+        f"then: {soak.faults.injected}; {cores(tmux_server)})")
     assert soak.faults.injected == ["stopped", "socket moved"]
     assert report.errors == []
     assert report.wrong == []

@@ -95,6 +95,12 @@ class Liveness:
             scope.deadline = min(scope.deadline, cut)
         return self.unresponsive()
 
+    def serving(self) -> bool:
+        """The served server's process (once read) still runs: no tmux client may then
+        start another server at its path, even if its socket is away just now."""
+        pid = self.server_pid
+        return pid is not None and self._running(pid)
+
     def _back(self) -> bool:
         return os.path.exists(self.socket_path)  # one stat
 

@@ -85,7 +85,10 @@ class Transport:
         # every invocation (run, read, batched sends, hook checks) reaches tmux here; none
         # while the socket is moved away, where a forked tmux would start a second server
         await self.liveness.check_moved()
-        done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start)
+        # The socket may move between that check and the connection: while the served
+        # server runs, a forked client never starts one (docs/reliability.md, "moved socket")
+        serving = start and self.liveness.serving()
+        done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start and not serving)
         result = TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
@@ -94,6 +97,8 @@ class Transport:
         if result.returncode and facts.classify(result.stderr) == "gone":
             # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
             if await self.liveness.check_moved():
+                return await self._invoke(commands, deadline, start)
+            if serving and not self.liveness.serving():  # it exited: a new one may start
                 return await self._invoke(commands, deadline, start)
         return result
 
