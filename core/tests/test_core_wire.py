@@ -139,3 +139,26 @@ async def test_a_wire_wait_for_client_wakes_and_is_gone(tmux_server, monkeypatch
         assert await client.wait() == 0
     await tmux.aclose()
     assert client.returncode == 0
+
+
+def bound(path: str) -> bool:
+    return os.path.exists(path)
+
+
+async def test_a_forked_long_lived_client_starts_no_server(tmux_server, monkeypatch) -> None:
+    """attach-session starts a server where none answers: a long-lived client forked while
+    the socket is away (the socket client cannot connect) must not make a second server at
+    the path (docs/reliability.md, "A moved socket is not a dead server")."""
+    monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
+    tmux = Transport(tmux_server.binary, tmux_server.socket_path)
+    socket_path = tmux_server.socket_path
+    os.rename(socket_path, socket_path + ".moved")
+    try:
+        client = await tmux.start_client("attach-session", "-t", "mx-none")
+        with anyio.fail_after(10):
+            assert await client.wait() != 0
+        assert not bound(socket_path)  # no server bound there
+    finally:
+        os.rename(socket_path + ".moved", socket_path)
+        await tmux.aclose()
+    assert tmux_server.cmd("display-message", "-p", "#{pid}").strip()

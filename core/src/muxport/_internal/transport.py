@@ -204,9 +204,9 @@ class Transport:
         if client is None and control and not self.wire.may_fork_control():
             raise RuntimeError(f"a forked control client could crash tmux "
                                f"{self.wire.server_version or '(unknown version)'}")
-        if client is None:
+        if client is None:  # -N: attach-session too would start a server (a moved socket)
             async with self._starting:
-                argv = refuse_nul([self.binary, "-S", self.socket_path, *args])
+                argv = refuse_nul([self.binary, "-N", "-S", self.socket_path, *args])
                 client = await invoke.start(argv, "starting a tmux client")
         self._clients.add(client)
         return client
