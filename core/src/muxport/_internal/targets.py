@@ -19,9 +19,9 @@ from muxport._internal.facts import OBJECT_KINDS
 PREFIXES = {prefix: (kind, tool) for kind, (prefix, tool) in OBJECT_KINDS.items()}
 
 
-# What tmux prints: no sign, no leading zero, no space. \d is [0-9] in a schema (ECMA-262);
-# the check below reads it with re.ASCII, so that the server refuses the same values.
-ID_DIGITS = r"(0|[1-9]\d*)"
+# What tmux prints: no sign, no leading zero, no space. [0-9], not \d: \d is [0-9] in
+# ECMA-262 but any Unicode digit in Python's re, with which some clients check a schema.
+ID_DIGITS = r"(0|[1-9][0-9]*)"
 
 
 def exact_id(value: str, prefix: str) -> str:
