@@ -159,6 +159,8 @@ async def test_a_forked_long_lived_client_starts_no_server(tmux_server, monkeypa
             assert await client.wait() != 0
         assert not bound(socket_path)  # no server bound there
     finally:
+        if bound(socket_path):  # the failure's second server: ended, not left behind
+            tmux_server.cmd("kill-server", check=False)
         os.rename(socket_path + ".moved", socket_path)
         await tmux.aclose()
     assert tmux_server.cmd("display-message", "-p", "#{pid}").strip()

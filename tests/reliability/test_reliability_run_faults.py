@@ -117,6 +117,8 @@ async def test_a_socket_moved_after_the_check_starts_no_second_server(
             assert made.is_error, made.structured_content
             assert not exists(socket)  # no second server bound there
         finally:
+            if exists(socket):  # the failure's second server: ended, not left behind
+                tmux_server.cmd("kill-server", check=False)
             put_back(moved, socket)
         monkeypatch.undo()
         listed = await client.call_tool("list_panes", {})
