@@ -99,3 +99,15 @@ async def test_over_ssh_the_note_says_input_waits_are_not_seen(stdio_client, rea
         assert asked["outcome"] == "timed_out" and "cannot see" in asked["note"]
         done = await answer_and_collect(client, pane, "over", asked["run_id"])
         assert done["output"] == ["over", "got over"]
+
+
+async def test_fish_read_with_a_prompt_is_waiting_for_input(stdio_client, fish_pane):
+    """fish's read polls the terminal beside its own eventfds and a FIFO: still a read."""
+    p = fish_pane().pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        asked = await run(client, p, "read -P 'name> ' x; echo \"got $x\"; exit 3")
+        assert (asked["outcome"], asked["echo_off"]) == ("waiting_for_input", False), asked
+        assert asked["prompt"][-1].startswith("name>"), asked["prompt"]
+        done = await answer_and_collect(client, p, "ann", asked["run_id"])
+        assert (done["outcome"], done["exit_status"]) == ("completed", 3), done
+        assert "got ann" in done["output"], done["output"]

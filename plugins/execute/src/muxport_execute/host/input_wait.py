@@ -4,7 +4,8 @@ A run waits for input when, for longer than ``BOUND`` seconds, the pane's termin
 owned by the run (its foreground process group is not the shell's), no process of that
 group is running, and one of them is blocked in ``read``/``readv`` on the pane's
 terminal, or in ``select``/``poll`` whose every watched descriptor is that terminal (a
-REPL's line editor; a download that also polls a socket is not waiting). ``sleep 5``
+REPL's line editor; a download that also polls a socket is not waiting) or, for ``poll``,
+the process's own wake-up (an eventfd, a named FIFO: fish's ``read``). ``sleep 5``
 sleeps in ``nanosleep`` and is never reported.
 
 ``echo_off``: the terminal's termios has ECHO off while ICANON is on: a line is being
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat as stat_module
 import struct
 import termios
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +69,19 @@ def _is_tty(pid: int, fd: int, rdev: int) -> bool:
         return False
 
 
+def _wakes_itself(pid: int, fd: int) -> bool:
+    """``fd`` is one of the process's own wake-ups, never input from elsewhere: an eventfd or
+    signalfd (fish's line editor polls the terminal beside two eventfds and a FIFO that
+    tells it of universal variables: docs/run-outcomes.md, "How a run ends")."""
+    try:
+        target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        if target in ("anon_inode:[eventfd]", "anon_inode:[signalfd]"):
+            return True
+        return target.startswith("/") and stat_module.S_ISFIFO(os.stat(target).st_mode)
+    except OSError:
+        return False
+
+
 def _memory(pid: int, address: int, size: int) -> bytes | None:
     try:
         with open(f"/proc/{pid}/mem", "rb") as mem:
@@ -99,7 +114,8 @@ def _watched_only_tty(pid: int, call: int, args: list[int], rdev: int) -> bool:
             return False
         entries = [struct.unpack_from("iHH", raw, 8 * i) for i in range(count)]
         watched = [fd for fd, events, _ in entries if fd >= 0 and events & POLLIN]
-        return bool(watched) and all(_is_tty(pid, fd, rdev) for fd in watched)
+        ttys = [fd for fd in watched if _is_tty(pid, fd, rdev)]
+        return bool(ttys) and all(fd in ttys or _wakes_itself(pid, fd) for fd in watched)
     return False
 
 
