@@ -98,9 +98,10 @@ async def task_b(side: str, session: Session, pane: Any, box: Any) -> dict[str, 
                 f"2026-11-30T10:00:{r:02d} worker {r}.{i} handled request\n" for i in range(20)
             )
         await wait_screen(pane, f"worker {r}.19 handled")
-        data = await tally.call(
-            "capture_since", {"pane_id": pane.pane_id, "cursor": data["cursor"]}
-        )
+        # muxport as a model uses it: its text leaves cursors out, "last" is the newest look;
+        # the peer's model passes back the cursor its text shows
+        cursor = "last" if side == "muxport" else data["cursor"]
+        data = await tally.call("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
     pane.server.cmd("send-keys", "-t", pane.pane_id, "C-c")
     return {
         "calls": tally.calls,

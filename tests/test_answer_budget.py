@@ -5,11 +5,11 @@ note names the call that returns the rest; a batch's reads share one budget."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from muxport.testing import text_block
 
 from tests.wire_kit import Wire
 
@@ -34,10 +34,11 @@ def full_pane(tmux_server: Any, shell_pane: Any) -> Iterator[Any]:
     yield pane
 
 
-def text_of(answer: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    """The bytes of an answer's text, and the answer it holds."""
+def text_of(answer: dict[str, Any], body: str | None = "content") -> tuple[int, dict[str, Any]]:
+    """The bytes of an answer's text, and the answer it holds (a batch has no ``body``: its
+    results are nested answers, JSON in its first line)."""
     (content,) = answer["result"]["content"]
-    return len(content["text"].encode()), json.loads(content["text"])
+    return len(content["text"].encode()), text_block(content["text"], body)
 
 
 def numbers(lines: list[str]) -> list[int]:
@@ -55,7 +56,9 @@ def test_a_capture_of_5000_long_lines_is_one_answer_within_80_kb(
         size, data = text_of(answer)
         assert size <= BUDGET, size
         assert wire_size <= 2 * BUDGET + 1_000  # the text, and structuredContent beside it
-        assert data == answer["result"]["structuredContent"]
+        structured = answer["result"]["structuredContent"]
+        assert data == {k: v for k, v in structured.items() if k != "line_count"}
+        assert structured["line_count"] == len(data["content"])
         kept = numbers(data["content"])
         assert kept[-1] == LINES and kept == list(range(kept[0], LINES + 1))  # the newest
         assert data["truncated"] is True and size > BUDGET - 3_000  # the budget is used
@@ -82,7 +85,7 @@ def test_a_batch_shares_one_budget(tmux_server: Any, full_pane: Any) -> None:
             "pane_id": full_pane.pane_id, "history": True, "max_lines": LINES}}
         _, answer = wire.request("tools/call", {"name": "call_read_tools_batch",
                                                 "arguments": {"operations": [read] * 8}})
-        size, data = text_of(answer)
+        size, data = text_of(answer, None)
         assert size <= BUDGET, size
         results = [row["result"] for row in data["results"]]
         assert all(row["success"] for row in data["results"])

@@ -12,6 +12,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from muxport._internal.capabilities import MCP_HINT_DEFAULTS, META_DEFAULTS
 from muxport._internal.schemas import problems
+from muxport.testing import text_block
 
 from tests.wire_kit import TIMEOUT, Wire, initialized
 
@@ -260,8 +261,9 @@ def test_a_quick_run_answers_in_at_most_120_characters(wire: Wire, tmux_server: 
                                                           "command": "true"}})
     text = answer["result"]["content"][0]["text"]
     assert len(text) <= 120, text
-    data = json.loads(text)
+    data = text_block(text, "output")
     assert (data["outcome"], data["exit_status"], data["output"]) == ("completed", 0, [])
+    assert answer["result"]["structuredContent"]["output"] == []
     left_out = {"framed": True, "lines_missed": False, "truncated": False, "lines_dropped": 0,
                 "effective_timeout": 30, "max_lines": 200, "frame": "local"}
     for key, default in left_out.items():

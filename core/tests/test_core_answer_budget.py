@@ -5,11 +5,23 @@ answer within its limit or says it cannot."""
 from __future__ import annotations
 
 import json
+from typing import Any, ClassVar
 
 from hypothesis import given
 from hypothesis import strategies as st
-from muxport._internal.answers import ENVELOPE, AnswerBudget, answering, fit, text_size
+from muxport import Result
+from muxport._internal.answers import (
+    ENVELOPE,
+    AnswerBudget,
+    answer_dict,
+    answer_text,
+    answering,
+    fit,
+    text_size,
+)
 from muxport.policy import answer_budget, keep_newest
+from muxport.testing import text_block
+from pydantic import Field
 
 # quotes, backslashes, control characters and wide characters cost more than one byte
 text_ = st.text(alphabet=st.sampled_from('ab"\\\n\x01é𝕏'), max_size=80)
@@ -65,3 +77,30 @@ def test_fit_trims_the_largest_list_or_says_it_cannot(records, lines, limit):
     assert fitted["truncated"] is True and "answer budget" in fitted["note"]
     assert fitted["records"] == records[: len(fitted["records"])]  # a listing keeps its start
     assert fitted["lines"] == lines[len(lines) - len(fitted["lines"]):]  # lines their end
+
+
+class Answer(Result):
+    text_body = "output"
+    text_omits = frozenset({"cursor"})
+    text_quiet: ClassVar[dict[str, Any]] = {"invalid": 0}
+    output: list[str]
+    cursor: str = ""
+    invalid: int = 0
+    other: list[str] = Field(default_factory=list)
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from('ab"{}\\\x01é𝕏 '), max_size=30), max_size=30),
+       st.text(max_size=20), st.integers(0, 3))
+def test_the_text_block_reads_back_as_the_answer_without_what_it_omits(lines, cursor, invalid):
+    answer = Answer(output=lines, cursor=cursor, invalid=invalid, other=lines[:2])
+    data = answer_dict(answer)
+    text = answer_text(answer, data)
+    expected = {k: v for k, v in data.items() if k != "cursor" and (k, v) != ("invalid", 0)}
+    assert text_block(text, "output") == {**expected, "output": lines}
+    assert len(text.encode()) <= text_size(data)  # the budget, counted on the JSON, holds
+
+
+def test_a_body_line_holding_a_newline_stays_in_the_json():
+    answer = Answer(output=["one", "two\nthree"])
+    text = answer_text(answer, answer_dict(answer))
+    assert "\n" not in text and json.loads(text)["output"] == ["one", "two\nthree"]

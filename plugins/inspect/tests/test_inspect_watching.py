@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport.testing import MCPError, eventually, tool_schema_errors
+from muxport.testing import MCPError, eventually, text_block, tool_schema_errors
 
 WAIT_BOUND = 15.0
 
@@ -424,3 +424,32 @@ async def test_a_full_scrollback_that_scrolls_is_not_reported_as_cleared(mcp_cli
         outran = await wait_with(kept["cursor"], "FIN-2")
         assert outran["outcome"] == "matched" and outran["output"][-1] == "FIN-2"
         assert "cleared" not in outran["note"] and "history keeps" in outran["note"]
+
+
+async def test_a_model_follows_a_pane_with_last_from_the_text_alone(stdio_client, shell_pane):
+    """What a model reads (the text block) has no cursor; cursor "last" continues from the
+    newest look, by capture_since or wait_for_text, and a pane never looked at gets a
+    baseline (docs/answers.md)."""
+    pane = shell_pane("bash", width=80, height=10)
+    async with stdio_client(toolsets=["inspect"]) as client:
+        async def text(tool: str, arguments: dict[str, Any]) -> str:
+            result = await client.call_tool(tool, {"pane_id": pane.pane_id, **arguments})
+            assert not result.is_error, result.content[0].text
+            (block,) = result.content
+            assert result.structured_content["cursor"].startswith("c2.")  # for programs
+            assert "c2." not in block.text
+            return str(block.text)
+
+        first = text_block(await text("capture_since", {"cursor": "last"}), "content")
+        assert first["content"] == [] and "baseline" in first["note"]
+        pane.run("printf 'one\\ntwo\\n'")
+        said = await text("capture_since", {"cursor": "last"})
+        assert said.startswith("{}\n") and said.endswith("\none\ntwo"), said  # lines, as shown
+        assert text_block(said, "content")["content"][1:] == ["one", "two"]  # after the $ line
+        pane.run("echo three")
+        waited = text_block(await text("wait_for_text", {"patterns": ["three"], "cursor": "last",
+                                                         "timeout": 10}), "output")
+        assert waited["outcome"] == "matched" and "three" in waited["output"], waited
+        pane.run("echo four")  # after the wait's look: only this is new
+        after = text_block(await text("capture_since", {"cursor": "last"}), "content")
+        assert [line for line in after["content"] if not line.startswith("$")] == ["four"]

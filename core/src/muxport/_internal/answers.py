@@ -136,3 +136,23 @@ def _same(value: Any, default: Any) -> bool:
     if isinstance(value, bool) or isinstance(default, bool):
         return type(value) is type(default) and value == default
     return bool(value == default)
+
+
+def answer_text(model: BaseModel, data: dict[str, Any]) -> str:
+    """The text block of an answer (docs/answers.md, "The text block"): ``data``'s fields
+    but the model's ``text_omits`` and ``text_body`` as compact JSON on the first line, then
+    the body's lines, one a line: a list of lines costs a newline each, not quotes and
+    commas, and what clients keep of a text is its characters."""
+    body_key: str | None = getattr(type(model), "text_body", None)
+    omits: frozenset[str] = getattr(type(model), "text_omits", frozenset())
+    quiet: dict[str, Any] = getattr(type(model), "text_quiet", {})
+    body = data.get(body_key) if body_key else None
+    # a line holding a newline (none that a pane shows) would read back as two: JSON then
+    lines = isinstance(body, list) and all(isinstance(x, str) and "\n" not in x for x in body)
+    head = {key: value for key, value in data.items()
+            if not (key == body_key and lines) and key not in omits
+            and not (key in quiet and _same(value, quiet[key]))}
+    text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+    if lines and body:
+        text += "\n" + "\n".join(body)
+    return text

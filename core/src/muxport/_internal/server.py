@@ -22,7 +22,14 @@ from muxport_launch.instructions import INSTRUCTIONS
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, resources
-from muxport._internal.answers import AnswerBudget, answer_bytes, answer_dict, answering, fit
+from muxport._internal.answers import (
+    AnswerBudget,
+    answer_bytes,
+    answer_dict,
+    answer_text,
+    answering,
+    fit,
+)
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row, wire_hints
@@ -161,7 +168,7 @@ class MuxportServer:
                 "(MUXPORT_MAX_ANSWER_BYTES); nothing is lost in tmux: ask for less",
                 code="answer_too_large", delivery="observed",
             ))
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        text = answer_text(result, data)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], structured_content=data,
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
@@ -91,3 +91,11 @@ class Result(BaseModel):
     # No description and no null: the name says it, 46 output schemas would repeat it,
     # and answer_dict leaves an empty note out.
     note: Annotated[str | None, WithJsonSchema({"type": "string"}, mode="serialization")] = None
+
+    # The text block a model reads (docs/answers.md, "The text block"): the fields as JSON
+    # on its first line, without ``text_omits`` (for programs; structuredContent has them)
+    # and the ``text_quiet`` fields at the value that says nothing happened, then the lines
+    # of the list field ``text_body``, one a line, as the pane shows them.
+    text_body: ClassVar[str | None] = None
+    text_omits: ClassVar[frozenset[str]] = frozenset()
+    text_quiet: ClassVar[dict[str, Any]] = {}

@@ -1,6 +1,7 @@
 """The test kit for toolset authors: a real tmux server on a private socket, shell panes,
 MCP clients (in process and over the installed launcher's stdio), ``JsonLines`` (a
-server's JSON-RPC lines read within a deadline), a fake transport,
+server's JSON-RPC lines read within a deadline), ``text_block`` (an answer's text block
+read back), a fake transport,
 ``tool_context`` for calling a tool directly, ``eventually`` (``eventually_blocking``
 in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costliest
 client regexes) for tools that take patterns.
@@ -20,7 +21,7 @@ from muxport.testing.clients import (
     tool_schema_errors,
 )
 from muxport.testing.fake import FakeTmux, tool_context
-from muxport.testing.lines import JsonLines
+from muxport.testing.lines import JsonLines, text_block
 from muxport.testing.patterns import HOSTILE_PATTERNS
 from muxport.testing.server import ShellPane, TmuxServer
 from muxport.testing.waiting import eventually, eventually_blocking
@@ -40,6 +41,7 @@ __all__ = [
     "launcher",
     "reach",
     "stdio_client",
+    "text_block",
     "tool_context",
     "tool_schema_errors",
 ]

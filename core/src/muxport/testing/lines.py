@@ -60,3 +60,13 @@ class JsonLines:
         line, self._buffer = self._buffer.split(b"\n", 1)
         self.raw.append(line)
         return line
+
+
+def text_block(text: str, body: str | None = None) -> dict[str, Any]:
+    """An answer's text block read back (docs/answers.md, "The text block"): the fields of
+    its first line, and under ``body`` the lines after it (none: an empty list)."""
+    head, newline, rest = text.partition("\n")
+    data: dict[str, Any] = json.loads(head)
+    if body is not None and body not in data:  # in the JSON: a line held a newline
+        data[body] = rest.split("\n") if newline else []
+    return data

@@ -8,6 +8,9 @@ The next look finds the anchor again in the pane's lines and delivers what follo
 it; when the anchor is gone (cleared pane, history outran the reader) the answer is
 discontinuous instead of stitching unrelated screens. The signature (HMAC with a key
 made once per server) keeps clients from forging or editing positions.
+
+``LAST`` ("last") names the newest cursor this server issued for the pane: a model reads the
+text block, which leaves cursors out (docs/answers.md), and continues from its last look.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from muxport import InvalidArgument, Toolbox
 ANCHOR_LINES = 4
 HASH_BYTES = 4
 MAC_BYTES = 9
+LAST = "last"
+KEPT_PANES = 1024  # panes whose newest cursor is remembered, the oldest look forgotten first
 OMIT = "omit the cursor to take a new baseline (capture_since or wait_for_text without cursor)"
 
 
@@ -87,6 +92,12 @@ class Signer(Toolbox):
 
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key or secrets.token_bytes(32)
+        self.newest: dict[str, str] = {}  # pane id -> the newest cursor issued for it
+
+    def resolve(self, cursor: str | None, pane_id: str) -> str | None:
+        """The cursor a call named: ``"last"`` is the newest issued for ``pane_id`` (None,
+        a baseline, when this server never looked at it)."""
+        return self.newest.get(pane_id) if cursor == LAST else cursor
 
     def _mac(self, body: bytes) -> bytes:
         return hmac.new(self.key, body, hashlib.sha256).digest()[:MAC_BYTES]
@@ -102,8 +113,12 @@ class Signer(Toolbox):
             + b"".join(anchors)
             + (bytes.fromhex(state.unfinished) if state.unfinished else b"")
         )
-        token = base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode()
-        return f"c2.{token}"
+        token = "c2." + base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode()
+        self.newest.pop(state.pane_id, None)  # re-inserted last: the newest look
+        self.newest[state.pane_id] = token
+        if len(self.newest) > KEPT_PANES:
+            del self.newest[next(iter(self.newest))]
+        return token
 
     def decode(self, token: str, pane_id: str, pane_pid: int) -> CursorState:
         """The state of ``token`` for ``pane_id`` now running ``pane_pid``, or a tool error."""

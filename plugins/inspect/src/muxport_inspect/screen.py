@@ -136,6 +136,8 @@ def older_note(kept: Bounded, used: int, after: list[str]) -> str | None:
 
 
 class CapturedPane(Result):
+    text_body = "content"
+    text_omits = frozenset({"line_count"})  # the body's length
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int
     truncated: bool = False
@@ -153,6 +155,7 @@ async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
 
 
 class Snapshot(Result):
+    text_body = "content"
     pane: Pane
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     cursor: Cursor

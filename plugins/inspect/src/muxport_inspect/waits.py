@@ -23,7 +23,7 @@ from muxport_inspect.screen import older_note
 CURSOR_FIELD = Field(
     default=None,
     max_length=4096,
-    description="from a previous capture_since or wait_for_text",
+    description='from a capture_since or wait_for_text; "last": from the newest look',
 )
 
 
@@ -47,6 +47,9 @@ Outcome = Literal["matched", "stopped", "timed_out", "present_at_entry", "pane_g
 
 
 class WaitForText(Result):
+    # a model continues with cursor "last"; the timeout used is the one it asked for
+    text_body = "output"
+    text_omits = frozenset({"cursor", "effective_timeout"})
     outcome: Outcome
     matched: str | None = Field(default=None, description="the pattern (or stop pattern) found")
     matched_line: str | None = Field(default=None, description="the line it was found in")
@@ -67,10 +70,10 @@ class WaitForText(Result):
 NOTES = {
     "matched": None,
     "stopped": "a stop pattern appeared: treat this as a failure and read output",
-    "timed_out": "nothing matched in time; call wait_for_text again with cursor to keep waiting "
-    "without missing output, or capture_pane to see the screen",
+    "timed_out": "nothing matched in time; call wait_for_text again with cursor \"last\" to keep "
+    "waiting without missing output, or capture_pane to see the screen",
     "present_at_entry": "the text was already on the screen when the wait began (not new); "
-    "to wait for a new occurrence, wait again with the returned cursor",
+    "to wait for a new occurrence, wait again with cursor \"last\"",
     "pane_gone": "the pane no longer exists or its process exited; call list_panes",
     "server_gone": "the tmux server stopped; list_sessions shows whether one is running",
 }

@@ -39,6 +39,9 @@ class CaptureSinceArgs(Args):
 
 
 class CaptureSince(Result):
+    # a model continues with cursor "last"; new_lines is the body's length plus lines_dropped
+    text_body = "content"
+    text_omits = frozenset({"cursor", "new_lines"})
     content: list[str] = Field(description="finished lines since the cursor, oldest first")
     new_lines: int = Field(description="finished lines since the cursor (before the budget)")
     cursor: str = Field(description="pass it to the next capture_since or wait_for_text")
@@ -55,18 +58,16 @@ class CaptureSince(Result):
 async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
     """Return the finished lines a pane printed since the cursor, and the next cursor.
 
-    No cursor: a baseline (just the cursor).
+    No cursor: a baseline. Cursor "last": since this server's newest look at the pane.
     """
     budget = clamp_lines(args.max_lines)
-    token = (sign, args.cursor) if args.cursor is not None else None
+    cursor = sign.resolve(args.cursor, args.pane_id)
+    token = (sign, cursor) if cursor is not None else None
     current, result = await advance(ctx, args.pane_id, None, budget, token)
     kept = keep_newest(result.lines, budget)
     notes: list[str | None] = []
-    if args.cursor is None:
-        notes.append(
-            "baseline taken: no lines returned; pass cursor to the next capture_since "
-            "to get the lines printed after now"
-        )
+    if cursor is None:
+        notes.append('baseline taken; cursor "last" returns what follows')
     elif not result.continuous:
         notes.append(
             "the pane was cleared or its history outran the cursor: content is the newest "
@@ -102,8 +103,8 @@ async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -
         ("display-message", "-p", "-t", args.pane_id, "#{session_id} #{pane_pid}"),
     )
     session_id, pid = where.stdout.split()
-    state = sign.decode(args.cursor, args.pane_id, int(pid)) if args.cursor else None
-    cursor: str | None = args.cursor
+    cursor = sign.resolve(args.cursor, args.pane_id)
+    state = sign.decode(cursor, args.pane_id, int(pid)) if cursor else None
     label = " or ".join(repr(p) for p in (args.patterns or [])[:3]) or "new output"
     what = f"{label} in {args.pane_id}"
     async with (

@@ -4,7 +4,7 @@ stopped or outlived the wait (docs/run-outcomes.md, "Outcomes").
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import anyio
 from muxport import Result, ToolContext, ToolError
@@ -27,6 +27,11 @@ PROMPT_LINES = 3
 
 class RunAnswer(Result):
     # A field at its default is left out of the answer; the output schema gives each default.
+    # The text leaves out what the call named (the pane; the timeout and max_lines, as the
+    # schema's bounds are the caps) and a count of bytes not UTF-8 that found none.
+    text_body = "output"
+    text_omits = frozenset({"pane_id", "effective_timeout", "max_lines"})
+    text_quiet: ClassVar[dict[str, Any]] = {"invalid_utf8": 0}
     pane_id: str
     outcome: AnswerOutcome = Field(description="see note")
     exit_status: int | None = None
@@ -145,8 +150,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
                       max_lines, wait, note, reading)
     note = (
-        f"still running after {wait:g}s; call wait_for_run with run_id {run.run_id} "
-        f"for its exit status and output ({stop_recovery(shown(run, seen.command), run.pane_id)})"
+        "still running: wait_for_run collects it "
+        f"({stop_recovery(shown(run, seen.command), run.pane_id)})"
     )
     if ctx.closing:  # muxport exits: the run goes on in its pane, its id ends with the server
         note = (
