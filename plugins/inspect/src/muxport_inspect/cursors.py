@@ -113,12 +113,17 @@ class Signer(Toolbox):
             + b"".join(anchors)
             + (bytes.fromhex(state.unfinished) if state.unfinished else b"")
         )
-        token = "c2." + base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode()
-        self.newest.pop(state.pane_id, None)  # re-inserted last: the newest look
-        self.newest[state.pane_id] = token
+        return "c2." + base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode()
+
+    def remember(self, pane_id: str, token: str | None) -> None:
+        """``token`` was answered for ``pane_id``: what ``"last"`` names from now on. Only an
+        answer moves it, so a failed or cancelled call skips no line the model never got."""
+        if token is None:
+            return
+        self.newest.pop(pane_id, None)  # re-inserted last: the newest answer
+        self.newest[pane_id] = token
         if len(self.newest) > KEPT_PANES:
             del self.newest[next(iter(self.newest))]
-        return token
 
     def decode(self, token: str, pane_id: str, pane_pid: int) -> CursorState:
         """The state of ``token`` for ``pane_id`` now running ``pane_pid``, or a tool error."""

@@ -56,9 +56,9 @@ class CaptureSince(Result):
 
 @tool(META, title="Capture new pane lines since a cursor")
 async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) -> CaptureSince:
-    """Return the finished lines a pane printed since the cursor, and the next cursor.
+    """Return the finished lines a pane printed since the cursor.
 
-    No cursor: a baseline. Cursor "last": since this server's newest look at the pane.
+    No cursor: a baseline. Cursor "last": since this server's newest answer for the pane.
     """
     budget = clamp_lines(args.max_lines)
     cursor = sign.resolve(args.cursor, args.pane_id)
@@ -76,7 +76,7 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
     notes.append(older_note(kept, budget, [current.cursor_line, *current.below]))
     if current.dead:
         notes.append("the pane's process has exited (respawn_pane restarts it)")
-    return CaptureSince(
+    answer = CaptureSince(
         content=kept.lines,
         new_lines=len(result.lines),
         cursor=sign.encode(result.state),
@@ -86,14 +86,22 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
         max_lines=budget,
         note="; ".join(filter(None, notes)) or None,
     )
+    sign.remember(args.pane_id, answer.cursor)
+    return answer
 
 
 @tool(META, title="Wait for text in a pane")
 async def wait_for_text(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     """Wait for text in a pane's NEW output (or a stop pattern, or the pane's end).
 
-    Text already shown: present_at_entry. Returns the new output and a cursor.
+    Text already shown: present_at_entry. Returns the new output.
     """
+    answer = await _wait(sign, ctx, args)
+    sign.remember(args.pane_id, answer.cursor)
+    return answer
+
+
+async def _wait(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitForText:
     patterns = await Patterns.compile(args.patterns, args.stop, args.regex)
     wait = Wait(ctx, args, patterns)
     # display-message alone prints for some other pane when the target is missing;

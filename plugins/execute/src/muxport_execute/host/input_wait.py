@@ -70,14 +70,16 @@ def _is_tty(pid: int, fd: int, rdev: int) -> bool:
 
 
 def _wakes_itself(pid: int, fd: int) -> bool:
-    """``fd`` is one of the process's own wake-ups, never input from elsewhere: an eventfd or
-    signalfd (fish's line editor polls the terminal beside two eventfds and a FIFO that
-    tells it of universal variables: docs/run-outcomes.md, "How a run ends")."""
+    """``fd`` is one of the process's own wake-ups rather than data: an eventfd, a signalfd
+    or a named FIFO (fish's line editor polls the terminal beside two eventfds and a FIFO
+    that tells it of universal variables: docs/run-outcomes.md, "How a run ends")."""
     try:
         target = os.readlink(f"/proc/{pid}/fd/{fd}")
         if target in ("anon_inode:[eventfd]", "anon_inode:[signalfd]"):
             return True
-        return target.startswith("/") and stat_module.S_ISFIFO(os.stat(target).st_mode)
+        # the descriptor's own inode: never a path lookup (a deleted FIFO, a stuck mount)
+        return stat_module.S_ISFIFO(os.stat(f"/proc/{pid}/fd/{fd}").st_mode) and (
+            not target.startswith("pipe:"))
     except OSError:
         return False
 
