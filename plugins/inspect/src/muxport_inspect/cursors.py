@@ -9,7 +9,7 @@ it; when the anchor is gone (cleared pane, history outran the reader) the answer
 discontinuous instead of stitching unrelated screens. The signature (HMAC with a key
 made once per server) keeps clients from forging or editing positions.
 
-``LAST`` ("last") names the newest cursor this server issued for the pane: a model reads the
+``LAST`` ("last") names the newest cursor this server answered for the pane: a model reads the
 text block, which leaves cursors out (docs/answers.md), and continues from its last look.
 """
 
@@ -95,7 +95,7 @@ class Signer(Toolbox):
         self.newest: dict[str, str] = {}  # pane id -> the newest cursor issued for it
 
     def resolve(self, cursor: str | None, pane_id: str) -> str | None:
-        """The cursor a call named: ``"last"`` is the newest issued for ``pane_id`` (None,
+        """The cursor a call named: ``"last"`` is the newest answered for ``pane_id`` (None,
         a baseline, when this server never looked at it)."""
         return self.newest.get(pane_id) if cursor == LAST else cursor
 
