@@ -43,14 +43,17 @@ def print_tools(args: argparse.Namespace) -> None:
 async def doctor(args: argparse.Namespace) -> None:
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     toolsets = app.preflight(request)
-    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
-    Environment.from_env(os.environ, settings.socket_path is None).apply()
+    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux,
+                             args.ssh, args.ssh_option)
+    Environment.from_env(os.environ, settings.socket_path is None and settings.ssh is None).apply()
     conn = await connect(settings, start=False)
     caller = await detect(conn.tmux, os.environ)
     # Only the dedicated daemon can be created by muxport: a chosen socket gets the
     # "existing" default even when its server is absent (as ``serve`` would).
     would_create = conn.selector == "dedicated" and conn.state != "existing"
     surface = build(toolsets, request, would_create, settings.tmux_config is not None)
+    if conn.tmux.host is not None:
+        print(f"host: {conn.tmux.host.destination} ({conn.tmux.host.describe()})")
     print(f"tmux: {conn.tmux.binary} ({conn.version})")
     running = conn.server_version or "none running"
     differs = conn.server_version and version_key(conn.server_version) != version_key(conn.version)
@@ -93,8 +96,10 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     heap.fix_mmap_threshold()
     regex_work.prefer_the_loop()
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
-    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux)
-    environment = Environment.from_env(os.environ, settings.socket_path is None)
+    settings = settings_from(dict(os.environ), args.socket, args.socket_name, args.tmux,
+                             args.ssh, args.ssh_option)
+    named_here = settings.socket_path is None and settings.ssh is None
+    environment = Environment.from_env(os.environ, named_here)
     environment.apply()
     started = await app.start(request, settings)
     conn = started.connection

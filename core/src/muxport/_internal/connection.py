@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from muxport._internal.errors import StartupError
 from muxport._internal.facts import TmuxResult, refuse_control_chars, version_key
+from muxport._internal.remote import connect_far, daemon_commands, ssh_settings
 from muxport._internal.transport import Transport
 
 DAEMON_NAME = "muxport"
@@ -29,6 +31,8 @@ class Settings:
     tmux_bin: str | None
     tmux_config: str | None
     selector_source: str
+    ssh: str | None = None  # the far host's destination: its tmux server is served
+    ssh_options: tuple[str, ...] = ()  # each passed as ``ssh -o KEY=VALUE``
 
 
 @dataclass
@@ -46,10 +50,14 @@ class Connection:
 
     @property
     def attach_command(self) -> str:
-        return f"{self.tmux.binary} -S {self.socket_path} attach -r"
+        attach = f"{self.tmux.binary} -S {self.socket_path} attach -r"
+        host = self.tmux.remote_host
+        return attach if host is None else f"ssh -t {host} {attach}"
 
     def report(self) -> dict[str, str]:
+        far = self.tmux.host
         return {
+            **({"host": far.destination, "host_transport": far.describe()} if far else {}),
             "selector": self.selector,
             "source": self.source,
             "socket_path": self.socket_path,
@@ -63,9 +71,11 @@ class Connection:
 
 
 def settings_from(
-    env: dict[str, str], socket: str | None, socket_name: str | None, tmux_bin: str | None
+    env: dict[str, str], socket: str | None, socket_name: str | None, tmux_bin: str | None,
+    ssh: str | None = None, ssh_options: Sequence[str] = (),
 ) -> Settings:
     """Merge flags over the environment; both socket selectors at once stop startup."""
+    far = ssh_settings(ssh or env.get("LIBTMUX_SSH") or None, ssh_options)
     if socket and socket_name:
         raise StartupError("--socket and --socket-name are mutually exclusive; pass one")
     source = "flags" if socket or socket_name else ""
@@ -88,6 +98,7 @@ def settings_from(
         tmux_bin or env.get("LIBTMUX_TMUX_BIN") or None,
         env.get("LIBTMUX_TMUX_CONFIG") or None,
         source,
+        *far,
     )
 
 
@@ -125,12 +136,22 @@ async def check_version(tmux: Transport) -> str:
 
 async def connect(settings: Settings, start: bool = True) -> Connection:
     """Resolve the socket; on no selector, start (unless ``start`` is false) or join the daemon."""
-    binary = resolve_binary(settings.tmux_bin)
+    if settings.ssh is not None:
+        tmux = await connect_far(settings, DAEMON_NAME)
+    else:
+        binary = resolve_binary(settings.tmux_bin)
+        path = settings.socket_path or socket_for_name(settings.socket_name or DAEMON_NAME)
+        # A path join against the cwd, no filesystem access: nothing blocks here.
+        tmux = Transport(binary, os.path.abspath(path))  # noqa: ASYNC240
+    try:
+        return await _served(settings, tmux, await check_version(tmux), start)
+    except BaseException:
+        await tmux.aclose()  # a far host's master and private directory too
+        raise
+
+
+async def _served(settings: Settings, tmux: Transport, version: str, start: bool) -> Connection:
     selector = "socket_path" if settings.socket_path else "socket_name"
-    path = settings.socket_path or socket_for_name(settings.socket_name or DAEMON_NAME)
-    # A path join against the cwd, no filesystem access: nothing blocks here.
-    tmux = Transport(binary, os.path.abspath(path))  # noqa: ASYNC240
-    version = await check_version(tmux)
     if settings.socket_path or settings.socket_name:
         # One invocation both proves the server is there and reads its own version.
         probe = await tmux.run(("display-message", "-p", VERSION_PID), check=False)
@@ -139,7 +160,9 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         return Connection(selector, settings.selector_source, tmux.socket_path, state,
                           "the server's own", version, tmux, known_version(tmux, probe))
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
-    if start:
+    if start and tmux.host is not None:
+        state = await start_far_daemon(tmux, settings.tmux_config)
+    elif start:
         state = await start_daemon(tmux, settings.tmux_config or str(DAEMON_CONFIG))
     else:
         probe = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
@@ -183,6 +206,20 @@ async def start_daemon(tmux: Transport, config: str) -> State:
         ) from None
     # start-server is a no-op on a running server; -o keeps the first owner's marker.
     await tmux.start_server(config, ("set", "-s", "-o", OWNER_OPTION, nonce))
+    return await _owner(tmux, nonce)
+
+
+async def start_far_daemon(tmux: Transport, config: str | None) -> State:
+    """``start_daemon`` on the far host: its socket directory was made by ``discover``, and
+    muxport's minimal configuration is sent as commands (a ``config`` names a far file)."""
+    nonce = secrets.token_hex(16)
+    inline = [] if config else daemon_commands(str(DAEMON_CONFIG))
+    await tmux.start_server(config or "/dev/null", *inline,
+                            ("set", "-s", "-o", OWNER_OPTION, nonce))
+    return await _owner(tmux, nonce)
+
+
+async def _owner(tmux: Transport, nonce: str) -> State:
     owner = await tmux.run(("show-options", "-sv", OWNER_OPTION), check=False)
     if owner.returncode != 0:
         raise StartupError(

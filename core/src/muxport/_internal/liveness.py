@@ -26,8 +26,9 @@ EXITING = 1.0  # seconds an exiting server may run on, its socket gone (its clie
 class Liveness:
     """When the server last answered, and whether the last invocation to end stalled."""
 
-    def __init__(self, socket_path: str) -> None:
+    def __init__(self, socket_path: str, local: bool = True) -> None:
         self.socket_path = socket_path
+        self.local = local  # False: the server is on another host, its files and pid too
         self.answered_at = 0.0  # when tmux last finished an invocation (monotonic)
         self.stalled = False  # the last invocation to end outlived its deadline
         self._probing = anyio.Lock()  # one liveness probe at a time, shared by all waits
@@ -42,7 +43,7 @@ class Liveness:
         True when it was gone and is back meanwhile (a "no server" answer then is worth
         asking again: nothing reached the server)."""
         pid = self.server_pid
-        if pid is None or self._present():
+        if pid is None or not self.local or self._present():
             return False
         deadline = anyio.current_time() + EXITING
         while anyio.current_time() < deadline:
@@ -99,7 +100,7 @@ class Liveness:
         """The served server's process (once read) still runs: no tmux client may then
         start another server at its path, even if its socket is away just now."""
         pid = self.server_pid
-        return pid is not None and self._running(pid)
+        return pid is not None and self.local and self._running(pid)
 
     def _back(self) -> bool:
         return os.path.exists(self.socket_path)  # one stat

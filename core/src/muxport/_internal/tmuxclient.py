@@ -33,6 +33,13 @@ class Tmux(Protocol):
         """The served server's socket path (``tmux -S``), as every invocation names it."""
         ...
 
+    @property
+    def remote_host(self) -> str | None:
+        """The ssh destination when the served server runs on another host (``--ssh``):
+        then its panes' pids, files and ``/proc`` are that host's, not this machine's, and
+        ``binary`` and ``socket_path`` name paths there. ``None``: this machine."""
+        ...
+
     async def run(
         self, *commands: Sequence[str], check: bool = True, deadline: float = DEADLINE
     ) -> TmuxResult:

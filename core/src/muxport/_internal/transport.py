@@ -20,7 +20,9 @@ from muxport._internal.errors import NotFound, ServerGone, TmuxFailed, ToolError
 from muxport._internal.facts import TmuxResult, refuse_nul
 from muxport._internal.invoke import DEADLINE, Finished
 from muxport._internal.liveness import Liveness
+from muxport._internal.longlived import LongLivedClients
 from muxport._internal.sharing import BATCH_WINDOW, Batch, Commands, SharedReads
+from muxport._internal.sshhost import SshHost
 from muxport._internal.wiretransport import WireTransport
 
 log = logging.getLogger(__name__)
@@ -30,12 +32,13 @@ def _key(commands: Sequence[Sequence[str]]) -> Commands:
     return tuple(tuple(str(arg) for arg in command) for command in commands)
 
 
-class Transport:
+class Transport(LongLivedClients):
     """Runs tmux against one server, addressed by its socket path."""
 
-    def __init__(self, binary: str, socket_path: str) -> None:
+    def __init__(self, binary: str, socket_path: str, host: SshHost | None = None) -> None:
         self.binary = facts.refuse_control_chars(binary, "tmux binary")
         self.socket_path = facts.refuse_control_chars(socket_path, "socket path")
+        self.host = host  # the server runs on another host, reached over ssh (docs/ssh.md)
         self._clients: set[Process] = set()
         self._reads = SharedReads(lambda commands: self._invoke(commands))
         # a hook check must never start a server on a dead socket (its marker command,
@@ -44,12 +47,20 @@ class Transport:
         # Starting a process blocks the event loop for a moment (fork/exec): start long-lived
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
-        self.liveness = Liveness(self.socket_path)
-        # tmux's client protocol over the socket: no process per command (docs/transport.md)
-        self.wire = WireTransport(self.socket_path)
+        # a far server's pid and socket file are not this machine's to look at
+        self.liveness = Liveness(self.socket_path, local=host is None)
+        # tmux's client protocol over the socket: no process per command (docs/transport.md),
+        # for a far server over its socket forwarded by the ssh master
+        self.wire = (WireTransport(self.socket_path) if host is None
+                     else WireTransport(host.forward_path, forwarded=True))
         # Over the socket an invocation is cheap: batch only what is sent in the same tick.
         window = 0.0 if self.wire.enabled else BATCH_WINDOW
         self._batch = Batch(lambda commands: self._invoke(commands), window)
+
+    @property
+    def remote_host(self) -> str | None:
+        """The ssh destination of the served server's host; ``None``: this machine."""
+        return self.host.destination if self.host is not None else None
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -85,6 +96,8 @@ class Transport:
         # every invocation (run, read, batched sends, hook checks) reaches tmux here; none
         # while the socket is moved away, where a forked tmux would start a second server
         await self.liveness.check_moved()
+        if self.host is not None:  # the ssh master lost since the last call: a new one
+            await self.host.ensure()
         # The socket may move between that check and the connection: while the served
         # server runs, a forked client never starts one (docs/reliability.md, "moved socket")
         serving = start and self.liveness.serving()
@@ -94,6 +107,8 @@ class Transport:
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
         )
+        if self.host is not None and result.returncode:
+            await self.host.check(result.returncode, result.stderr)  # ssh's failure, not tmux's
         if result.returncode and facts.classify(result.stderr) == "gone":
             # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
             if await self.liveness.check_moved():
@@ -142,7 +157,7 @@ class Transport:
                     done = await self.wire.run(argv[3:], limit)
                 if done is None:  # the forked client: the fallback
                     done = await invoke.invoke(
-                        argv if start else [argv[0], "-N", *argv[1:]], limit
+                        self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit
                     )
             if done is None:  # cut short by a stall another invocation noticed
                 raise TimeoutError
@@ -152,6 +167,10 @@ class Transport:
             self.liveness.untrack(scope)
         self.liveness.answered()
         return done
+
+    def forked(self, argv: list[str]) -> list[str]:
+        """The argv of a forked tmux client: the far host's tmux through the ssh master."""
+        return argv if self.host is None else self.host.command(argv)
 
     async def stall_seen(self) -> None:
         """Return once an invocation has outlived its deadline (at once while stalled)."""
@@ -190,37 +209,13 @@ class Transport:
         count = len(listed.lines) if listed.returncode == 0 else 0
         return NotFound.counted(kind, target, tool, count)
 
-    async def start_client(self, *args: str) -> Process:
-        """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
-        await self._guard(hookguard.Wanted.of_client(args))
-        control = args[:1] == ("-C",)
-        try:  # over the socket where it can go (docs/transport.md)
-            client: Process | None = await (
-                self.wire.start_control(refuse_nul(list(args[1:]))) if control
-                else self.wire.start(refuse_nul(list(args)))
-            )
-        except TimeoutError:
-            raise self.liveness.stall() from None
-        if client is None and control and not self.wire.may_fork_control():
-            raise RuntimeError(f"a forked control client could crash tmux "
-                               f"{self.wire.server_version or '(unknown version)'}")
-        if client is None:  # -N: attach-session too would start a server (a moved socket)
-            async with self._starting:
-                argv = refuse_nul([self.binary, "-N", "-S", self.socket_path, *args])
-                client = await invoke.start(argv, "starting a tmux client")
-        self._clients.add(client)
-        return client
-
-    async def stop_client(self, process: Process) -> None:
-        """End a client started by ``start_client``; safe to call twice and under cancellation."""
-        self._clients.discard(process)
-        await invoke.reap(process)  # shielded
-
     async def aclose(self) -> None:
         """Reap every client still running (EOF shutdown)."""
         for process in list(self._clients):
             await self.stop_client(process)
         self.wire.close()
+        if self.host is not None:
+            await self.host.close()
 
     async def version(self) -> str:
         """What ``tmux -V`` prints (the binary's version; no server is contacted)."""
@@ -233,21 +228,3 @@ class Transport:
         argv = refuse_nul(self.argv(("start-server",), *commands))
         argv[3:3] = ["-f", config]
         await self._exec(argv)
-
-    async def start_waiter(
-        self, channel: str, *before: Sequence[str], after: Sequence[Sequence[str]] = ()
-    ) -> Process:
-        """A ``wait-for`` client on ``channel``; ``before`` and ``after`` run in the same
-        invocation around it. End it with ``wake_waiter`` (or ``stop_client``)."""
-        argv = self.argv(*before, ("wait-for", "--", channel), *after)
-        return await self.start_client(*argv[3:])
-
-    async def wake_waiter(self, channel: str, process: Process, grace: float = 2.0) -> None:
-        """End a ``wait-for`` client by signalling its channel (batched), then reap it; never
-        only killed: a killed waiter stays registered (docs/tmux-facts.md). Shielded."""
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                with anyio.move_on_after(grace):
-                    if await self.send_batched("wait-for", "-S", "--", channel):
-                        await process.wait()
-            await self.stop_client(process)

@@ -34,6 +34,10 @@ RECHECK_BASE = 1.0
 # Waiters per base interval before the safety re-checks are spread out further:
 # 200 waiters re-capturing every second would be 200 tmux processes a second.
 RECHECKS_PER_SECOND = 25
+# Without a feed (a far server before 3.7: docs/ssh.md) re-checks are the only signal:
+# every POLL_BASE seconds, spread out past POLLS_PER_SECOND captures a second in all.
+POLL_BASE = 0.05
+POLLS_PER_SECOND = 40
 # Notifications after which any waiter of the feed should look again.
 STIR = (
     b"%window-close",
@@ -60,7 +64,7 @@ class Activity:
 
     def recheck_interval(self) -> float:
         """Seconds until this waiter should re-check tmux even without an event."""
-        return self.registry.recheck_interval()
+        return self.registry.recheck_interval(self.feed is not None and self.feed.alive)
 
     async def wait(self, seconds: float) -> bool:
         """Wait until the pane produced output (or may be gone), at most ``seconds``."""
@@ -151,9 +155,12 @@ class Feeds:
         self.feeds: dict[str, Feed] = {}
         self.lock = anyio.Lock()
 
-    def recheck_interval(self) -> float:
-        """Seconds between safety re-checks of one waiter, spread out as waiters multiply."""
+    def recheck_interval(self, fed: bool = True) -> float:
+        """Seconds between safety re-checks of one waiter, spread out as waiters multiply;
+        a waiter without a feed (``fed`` false) polls, as often as the polling allows."""
         waiters = sum(sum(map(len, feed.watchers.values())) for feed in self.feeds.values())
+        if not fed:
+            return max(POLL_BASE, waiters / POLLS_PER_SECOND)
         return RECHECK_BASE * max(1.0, waiters / RECHECKS_PER_SECOND)
 
     async def join(self, ctx: ToolContext, activity: Activity, session_id: str) -> None:

@@ -60,6 +60,10 @@ class WireClient(Process):
         self.status: int | None = None
         self.ended = False
         self.mismatch = False  # the server speaks another protocol version
+        self.heard = False  # the server sent anything at all
+        # what the client says of itself: this process's environment and directory, or,
+        # for a server on another host, the far host's (``WireTransport.identity``)
+        self.identity: tuple[dict[str, str], str] | None = None
         self._stdout = _Output(self)
 
     @classmethod
@@ -83,8 +87,8 @@ class WireClient(Process):
         """Identify with ``flags``, then send ``last`` (the command) in the same write as
         the flags and ``IDENTIFY_DONE``; ``fd`` goes as stdin and stdout first (control
         mode), one message per sendmsg since tmux takes one descriptor per read."""
-        environ = dict(os.environ)
-        about = wire.identify_about(environ, os.getcwd())
+        environ, cwd = self.identity or (dict(os.environ), os.getcwd())
+        about = wire.identify_about(environ, cwd)
         done = wire.identify_done(flags) + last
         if fd < 0:
             await self.send(about + done)
@@ -131,6 +135,7 @@ class WireClient(Process):
             if not chunk:
                 self.lost()
                 return
+            self.heard = True
             try:
                 reply = b"".join(self._dispatch(*message) for message in self.frames.feed(chunk))
             except wire.VersionMismatch:

@@ -33,8 +33,13 @@ def command_names(args: list[str]) -> list[str]:
 class WireTransport:
     """tmux commands over the server's socket, or ``None`` where the fork must do it."""
 
-    def __init__(self, socket_path: str) -> None:
-        self.socket_path = socket_path
+    def __init__(self, socket_path: str, forwarded: bool = False) -> None:
+        self.socket_path = socket_path  # where to connect: the server's, or its forward
+        # a server on another host, its socket forwarded over ssh (docs/ssh.md): no
+        # descriptor crosses the forward, so control clients are forked through ssh; a
+        # connection the forward accepts but cannot carry on is "nothing to connect to"
+        self.forwarded = forwarded
+        self.identity: tuple[dict[str, str], str] | None = None  # see WireClient.identity
         self.enabled = os.environ.get(ENV, "").strip().lower() != "fork"
         self.speaks = True  # False once the server answered another protocol version
         self.fd_header: wire.FdHeader | None = None  # found by ``probe_fd_header``
@@ -72,6 +77,7 @@ class WireTransport:
                 client = await WireClient.connect(self.socket_path)
         except Unreachable:
             return None
+        client.identity = self.identity
         try:
             # One write: identify, flags, done and the command (no descriptor to pass).
             await client.identify(wire.client_flags(os.environ), last)
@@ -89,7 +95,7 @@ class WireTransport:
         one in the newer spelling (it takes the descriptor as unmarked), so the newer is
         the answer only when the older failed twice around it. ``None``: no answer."""
         async with self._probing:
-            if self.fd_header is None and self.speaks:
+            if self.fd_header is None and self.speaks and not self.forwarded:
                 flags, mark = wire.FdHeader.FLAGS, wire.FdHeader.MARK
                 if await self._answers(flags):
                     self.fd_header = flags
@@ -120,7 +126,12 @@ class WireTransport:
         forced = "fork: MUXPORT_TRANSPORT=fork"
         other = "fork: the server answered another protocol version"
         commands = "socket" if self.enabled and self.speaks else forced if self.speaks else other
-        if not self.enabled and self.may_fork_control():
+        if self.forwarded:
+            commands += " (forwarded over ssh)" if commands == "socket" else ""
+            control = ("fork: tmux -C over ssh" if self.may_fork_control() else
+                       "none: a forked tmux -C could crash this server (before 3.7); "
+                       "waits re-check on a timer")
+        elif not self.enabled and self.may_fork_control():
             control = forced
         elif self.fd_header is not None:
             control = f"socket ({self.fd_header.value} descriptors)"
@@ -141,7 +152,7 @@ class WireTransport:
     async def start_control(self, args: list[str]) -> ControlClient | None:
         """A control client over the socket; ``None``: fork it (``MUXPORT_TRANSPORT=fork``
         where that is safe, or where the socket cannot do it)."""
-        if not self.enabled and self.may_fork_control():
+        if self.forwarded or (not self.enabled and self.may_fork_control()):
             return None
         header = await self.probe_fd_header()
         if header is None:
@@ -163,6 +174,8 @@ class WireTransport:
                 status = await client.wait()
             finally:
                 await client.aclose()
+        if self.forwarded and not client.heard:
+            return None  # the far socket is not there: the forked client over ssh decides
         if client.mismatch:
             log.warning("the tmux server speaks another protocol than %s: forking tmux clients",
                         wire.PROTOCOL_VERSION)

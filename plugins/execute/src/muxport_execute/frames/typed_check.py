@@ -79,7 +79,7 @@ async def prompt_line(ctx: ToolContext, pane_id: str, session_id: str) -> Line:
     with anyio.move_on_after(PROMPT_BOUND):
         async with watcher(ctx, pane_id, session_id) as activity:
             while not line.left.strip():
-                await activity.wait(activity.registry.recheck_interval())
+                await activity.wait(activity.recheck_interval())
                 line = await read_line(ctx.tmux, pane_id)
     return line
 

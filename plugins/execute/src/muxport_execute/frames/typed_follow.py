@@ -76,7 +76,7 @@ async def look_until(
             if deadline is not None and now >= deadline:
                 return None, seen
             await anyio.sleep(LOOK_GAP)
-            wait = activity.registry.recheck_interval()
+            wait = activity.recheck_interval()
             if deadline is not None:
                 wait = min(wait, deadline - anyio.current_time())
             await activity.wait(wait)

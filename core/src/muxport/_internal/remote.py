@@ -1,0 +1,118 @@
+"""Connecting to a tmux server on another host (``--ssh``; docs/ssh.md): what the far host
+says of itself, its socket, and the dedicated daemon started there.
+
+One ssh session at startup runs a short POSIX ``sh`` script (no Python on the far side):
+it resolves the far tmux binary, the far user's socket directory and home, and prints
+``tmux -V``. ``--socket``, ``--socket-name`` and ``--tmux`` name the far host's paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from muxport._internal.errors import StartupError
+from muxport._internal.facts import refuse_control_chars
+from muxport._internal.sshhost import SshHost
+from muxport._internal.transport import Transport
+
+if TYPE_CHECKING:
+    from muxport._internal.connection import Settings
+
+# $1 the tmux binary asked for, $2 "mk" to create the socket directory (the daemon's);
+# the first line "ok" marks the answer, so a chatty login (a motd on stdout) is skipped
+DISCOVER = r"""
+b=$(command -v "$1") || { echo missing; exit 0; }
+d="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)"
+[ "$2" = mk ] && mkdir -p -m 700 "$d"
+printf 'ok\n%s\n%s\n%s\n' "$b" "$d" "${HOME:-/}"
+"$b" -V
+"""
+
+
+@dataclass(frozen=True)
+class FarHost:
+    """What the far host answered: its tmux binary and version, socket directory, home."""
+
+    binary: str
+    socket_dir: str
+    home: str
+    version: str
+
+
+async def discover(host: SshHost, tmux_bin: str | None, make_dir: bool) -> FarHost:
+    """Ask the far host (startup: failures stop it, naming the fix)."""
+    name = tmux_bin or "tmux"
+    done = await host.run(["sh", "-c", DISCOVER, "sh", name, "mk" if make_dir else ""])
+    out = done.stdout.decode("utf-8", "replace").splitlines()
+    if "missing" in out and "ok" not in out:
+        raise StartupError(
+            f"no tmux binary {name!r} on {host.destination}: install tmux >= 3.3a there "
+            "(apt-get install tmux) or name the far binary with --tmux PATH"
+        )
+    if "ok" not in out:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        raise StartupError(
+            f"{host.destination} did not answer muxport's check (status {done.returncode}: "
+            f"{err or 'nothing printed'}); the far side needs a POSIX sh and tmux"
+        )
+    rest = [*out[out.index("ok") + 1 :], "", "", "", ""]
+    return FarHost(rest[0], rest[1], rest[2] or "/", rest[3].strip())
+
+
+def daemon_commands(config: str) -> list[tuple[str, ...]]:
+    """The daemon's configuration file as commands, run in the invocation that starts the
+    far daemon (the local file is not on the far host); one command a line, as it is."""
+    commands = []
+    with open(config, encoding="utf-8") as file:
+        for line in file:
+            words = line.split("#", 1)[0].split()
+            if words:
+                commands.append(tuple(words))
+    return commands
+
+
+def ssh_settings(destination: str | None, options: Sequence[str]) -> tuple[str | None,
+                                                                           tuple[str, ...]]:
+    """``--ssh`` and its ``--ssh-option`` values, checked: a destination is never read as
+    an option of ssh, and each option is one ``KEY=VALUE``."""
+    if destination is None:
+        if options:
+            raise StartupError("--ssh-option needs --ssh DESTINATION (the far host)")
+        return None, ()
+    refuse_control_chars(destination, "ssh destination")
+    if not destination or destination.startswith("-") or any(c.isspace() for c in destination):
+        raise StartupError(
+            f"ssh destination {destination!r} is not a host: pass user@host or a Host alias "
+            "of ~/.ssh/config (options go in --ssh-option KEY=VALUE)")
+    for option in options:
+        refuse_control_chars(option, "ssh option")
+        key, equals, _ = option.partition("=")
+        if not equals or not key.isalnum():
+            raise StartupError(
+                f"--ssh-option {option!r} is not KEY=VALUE (for example Port=2222 or "
+                "IdentityFile=~/.ssh/id_ed25519)")
+    return destination, tuple(options)
+
+
+async def connect_far(settings: Settings, daemon_name: str) -> Transport:
+    """The transport of the far host's server: the master up, the far host asked, the
+    socket forwarded (startup: every failure stops it naming the fix)."""
+    assert settings.ssh is not None
+    host = SshHost(settings.ssh, settings.ssh_options)
+    try:
+        await host.connect()
+        far = await discover(host, settings.tmux_bin, not settings.socket_path)
+        path = settings.socket_path or f"{far.socket_dir}/{settings.socket_name or daemon_name}"
+        if not path.startswith("/"):
+            raise StartupError(f"--socket {path!r} must be an absolute path on {host.destination}")
+        host.remote_socket = path
+        await host.forward()
+    except BaseException:
+        await host.close()
+        raise
+    tmux = Transport(far.binary, path, host)
+    # a far tmux client would send the far environment and directory, not this machine's
+    tmux.wire.identity = ({}, far.home)
+    return tmux

@@ -1,0 +1,225 @@
+"""A tmux server on another host, reached over OpenSSH (docs/ssh.md).
+
+One ssh master connection (``ControlMaster``, its control socket in a private 0700
+directory) carries everything: the far server's socket is forwarded to a local socket in
+that directory, so tmux's client protocol runs over it as locally (``wire*.py``), and
+whatever must be a forked tmux client (control mode, file commands) is an ``ssh -S``
+session on the master running the far tmux. Nothing is installed on the far host.
+
+When the master dies (the network, the far sshd, a kill), the call in flight answers
+``ssh_connection_lost`` and the next call starts a new master by itself (``ensure``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+
+import anyio
+from anyio.abc import Process
+
+from muxport._internal.errors import StartupError, ToolError
+from muxport._internal.invoke import Finished, invoke, reap, start
+
+CONNECT_TIMEOUT = 15.0  # seconds a new master may take to authenticate
+# ours first: ssh keeps the first value given for an option, and these make the design
+FIXED = ("BatchMode=yes", "ControlPersist=no", "ExitOnForwardFailure=yes",
+         "StreamLocalBindUnlink=yes", "ServerAliveInterval=10", "ServerAliveCountMax=3")
+
+
+class SshFailed(ToolError):
+    """The ssh connection to the far host failed (unreachable, refused, lost)."""
+
+    code = "ssh_connection_lost"
+    retryable = True
+
+
+def far_quote(arg: str) -> str:
+    """``arg`` as one word for the far user's login shell, which ssh hands the command
+    line to: single quotes for the plain runs, ``\\'`` and ``\\\\`` between them, which
+    POSIX shells and fish read alike (fish would read a backslash inside quotes)."""
+    if arg and all(c.isalnum() or c in "@%+=:,./_-" for c in arg):
+        return arg
+    out: list[str] = []
+    run = ""
+    for c in arg:
+        if c in "'\\":
+            if run:
+                out.append(f"'{run}'")
+                run = ""
+            out.append("\\" + c)
+        else:
+            run += c
+    if run or not out:
+        out.append(f"'{run}'")
+    return "".join(out)
+
+
+def diagnose(stderr: str, destination: str) -> tuple[str, str]:
+    """The error code and the sentence naming the fix for what ssh printed on failing."""
+    text = stderr.strip().splitlines()[-1] if stderr.strip() else "ssh exited without a word"
+    low = stderr.lower()
+    if "host key verification failed" in low or "remote host identification has changed" in low:
+        return "ssh_host_key", (
+            f"ssh refused {destination}'s host key ({text}): the key is unknown or changed; "
+            "check it and add it to known_hosts (ssh-keyscan, or one interactive ssh); "
+            "muxport never turns StrictHostKeyChecking off")
+    if "permission denied" in low or "too many authentication failures" in low:
+        return "ssh_auth_refused", (
+            f"{destination} refused the login ({text}): muxport logs in without a prompt "
+            "(BatchMode), so a key must be accepted: load it into ssh-agent or name it with "
+            "--ssh-option IdentityFile=PATH")
+    if "could not resolve" in low or "connection refused" in low or "timed out" in low \
+            or "no route" in low or "network is unreachable" in low:
+        return "ssh_unreachable", (
+            f"cannot reach {destination} ({text}); check the host name, the port "
+            "(--ssh-option Port=N) and that its sshd runs, then call again")
+    return "ssh_connection_lost", f"ssh to {destination} failed ({text}); call again"
+
+
+class SshHost:
+    """The master connection to one far host, and the forwarded socket of its tmux."""
+
+    def __init__(self, destination: str, options: Sequence[str] = ()) -> None:
+        self.destination = destination
+        self.options = tuple(options)
+        self.remote_socket = ""  # the far server's socket path, set by ``connect``
+        self.directory = ""  # the private 0700 directory of the control socket
+        self.master: Process | None = None
+        self.connections = 0  # masters started: 1 + the reconnections
+        self._lock = anyio.Lock()
+
+    @property
+    def control_path(self) -> str:
+        return os.path.join(self.directory, "c")
+
+    @property
+    def forward_path(self) -> str:
+        """The local end of the far server's socket (what the wire connects to)."""
+        return os.path.join(self.directory, "t")
+
+    def _base(self) -> list[str]:
+        opts = [f"ControlPath={self.control_path}", *FIXED, *self.options]
+        return ["ssh", *(x for o in opts for x in ("-o", o))]
+
+    def command(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` run on the far host, as a session on the master."""
+        return [*self._base(), "-o", "ControlMaster=no", "-T", self.destination, "--",
+                " ".join(far_quote(a) for a in argv)]
+
+    def describe(self) -> str:
+        """How the far server is reached (doctor, tmux://capabilities)."""
+        return (f"ssh: one OpenSSH master (control socket {self.control_path}, in a 0700 "
+                f"directory); the far socket forwarded to {self.forward_path}; "
+                f"masters started: {self.connections}")
+
+    def _listening(self) -> bool:
+        return os.path.exists(self.control_path)  # one stat in a private directory
+
+    def alive(self) -> bool:
+        """The master runs and its forward listens (two cheap checks, no process)."""
+        return (self.master is not None and self.master.returncode is None
+                and os.path.exists(self.forward_path))
+
+    async def ensure(self) -> None:
+        """A master with the forward up, starting a new one if the last one died."""
+        if self.alive():
+            return
+        async with self._lock:
+            if not self.alive():
+                await self._start_master(tool_error=True)
+
+    async def connect(self) -> None:
+        """The first master (at startup: failures stop startup with the fix)."""
+        self.directory = tempfile.mkdtemp(prefix="muxport-ssh-")  # 0700
+        await self._start_master(tool_error=False)
+
+    async def _start_master(self, tool_error: bool) -> None:
+        if self.master is not None:
+            await reap(self.master)
+        for path in (self.control_path, self.forward_path):  # a killed master's sockets
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        argv = [*self._base(), "-o", "ControlMaster=yes", "-o", "ConnectTimeout=10",
+                "-N", self.destination]
+        master = await start(argv, "starting ssh", stdin=subprocess.DEVNULL)
+        self.master = master
+        err = bytearray()
+
+        async def drain() -> None:
+            assert master.stderr is not None
+            async for chunk in master.stderr:
+                err.extend(chunk)
+
+        failed = ""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(drain)
+            with anyio.move_on_after(CONNECT_TIMEOUT):
+                # ssh tells nothing when it is ready but by binding its control socket
+                while master.returncode is None and not self._listening():  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+            if master.returncode is not None or not self._listening():
+                with anyio.move_on_after(1):
+                    await master.wait()
+                failed = err.decode("utf-8", "replace") or "no answer in time"
+            tg.cancel_scope.cancel()
+        if failed:
+            await reap(master)
+            self.master = None
+            self._fail(failed, tool_error)
+        self.connections += 1
+        if self.remote_socket:
+            await self.forward(tool_error)
+
+    async def forward(self, tool_error: bool = False) -> None:
+        """Forward the far server's socket to ``forward_path`` on the master."""
+        argv = [*self._base(), "-O", "forward", "-L",
+                f"{self.forward_path}:{self.remote_socket}", self.destination]
+        done = await invoke(argv, CONNECT_TIMEOUT)
+        if done.returncode != 0:
+            self._fail(done.stderr.decode("utf-8", "replace"), tool_error)
+
+    def _fail(self, stderr: str, tool_error: bool) -> None:
+        code, message = diagnose(stderr, self.destination)
+        if tool_error:
+            raise SshFailed(message, code=code, delivery="not_sent")
+        raise StartupError(message)
+
+    async def run(self, argv: Sequence[str], deadline: float = CONNECT_TIMEOUT) -> Finished:
+        """``argv`` on the far host, to completion."""
+        return await invoke(self.command(argv), deadline)
+
+    async def check(self, returncode: int, stderr: str) -> None:
+        """Raise the ssh error a failed invocation means, if ssh (not tmux) failed: the
+        master died under it (the forward dropped the connection: tmux's "server exited
+        unexpectedly"), or a forked ssh could not reach the far host (status 255)."""
+        master = self.master
+        if master is not None and master.returncode is None and "exited unexpectedly" in stderr:
+            with anyio.move_on_after(0.5):  # a killed master is reaped a moment later
+                await master.wait()
+        if master is None or master.returncode is not None:
+            raise self.lost()
+        if returncode == 255 and stderr.strip():
+            code, message = diagnose(stderr, self.destination)
+            raise SshFailed(message, code=code, delivery="possibly_sent")
+
+    def lost(self) -> SshFailed:
+        """The error of a call whose connection went away under it."""
+        return SshFailed(
+            f"the ssh connection to {self.destination} was lost during the call; what was "
+            "asked may or may not have happened there: check (list_sessions), then call "
+            "again: the next call connects anew",
+            delivery="possibly_sent",
+        )
+
+    async def close(self) -> None:
+        """End the master (its forward with it) and remove the private directory."""
+        if self.master is not None:
+            await reap(self.master)
+            self.master = None
+        if self.directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
