@@ -61,12 +61,13 @@ async def reap(process: Process) -> None:
         await process.aclose()
 
 
-async def start(argv: Sequence[str], doing: str, stdin: int = subprocess.PIPE) -> Process:
+async def start(argv: Sequence[str], doing: str, stdin: int = subprocess.PIPE,
+                stdout: int = subprocess.PIPE) -> Process:
     """Start ``argv`` with its output piped; what the system refused is a tool error."""
     spare_descriptors(argv[0])
     try:
         return await anyio.open_process(
-            list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            list(argv), stdin=stdin, stdout=stdout, stderr=subprocess.PIPE
         )
     except OSError as exc:
         raise os_fault(exc, doing, binary=argv[0]) from None

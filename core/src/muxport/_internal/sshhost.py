@@ -121,9 +121,17 @@ class SshHost:
         return os.path.exists(self.control_path)  # one stat in a private directory
 
     def alive(self) -> bool:
-        """The master runs and its forward listens (two cheap checks, no process)."""
-        return (self.master is not None and self.master.returncode is None
-                and os.path.exists(self.forward_path))
+        """The master runs and its forward listens (two reads, no process): a killed
+        master is a zombie before the event loop reaps it, and its socket file stays."""
+        master = self.master
+        if master is None or master.returncode is not None:
+            return False
+        try:  # "pid (comm) state ...": our own child, so its pid is not reused meanwhile
+            with open(f"/proc/{master.pid}/stat", "rb") as stat:
+                state = stat.read().rpartition(b") ")[2][:1]
+        except OSError:
+            return False
+        return state not in (b"Z", b"X", b"") and os.path.exists(self.forward_path)
 
     async def ensure(self) -> None:
         """A master with the forward up, starting a new one if the last one died."""
@@ -144,9 +152,11 @@ class SshHost:
         for path in (self.control_path, self.forward_path):  # a killed master's sockets
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-        argv = [*self._base(), "-o", "ControlMaster=yes", "-o", "ConnectTimeout=10",
-                "-N", self.destination]
-        master = await start(argv, "starting ssh", stdin=subprocess.DEVNULL)
+        # The master's far command reads the pipe muxport holds: when muxport ends, however
+        # it ends, the pipe closes, cat ends and the master with it (nothing left behind).
+        argv = [*self._base(), "-o", "ControlMaster=yes", "-o", "ConnectTimeout=10", "-T",
+                self.destination, "--", "cat"]
+        master = await start(argv, "starting ssh", stdout=subprocess.DEVNULL)
         self.master = master
         err = bytearray()
 
@@ -193,15 +203,11 @@ class SshHost:
         """``argv`` on the far host, to completion."""
         return await invoke(self.command(argv), deadline)
 
-    async def check(self, returncode: int, stderr: str) -> None:
+    def check(self, returncode: int, stderr: str) -> None:
         """Raise the ssh error a failed invocation means, if ssh (not tmux) failed: the
         master died under it (the forward dropped the connection: tmux's "server exited
         unexpectedly"), or a forked ssh could not reach the far host (status 255)."""
-        master = self.master
-        if master is not None and master.returncode is None and "exited unexpectedly" in stderr:
-            with anyio.move_on_after(0.5):  # a killed master is reaped a moment later
-                await master.wait()
-        if master is None or master.returncode is not None:
+        if not self.alive():
             raise self.lost()
         if returncode == 255 and stderr.strip():
             code, message = diagnose(stderr, self.destination)

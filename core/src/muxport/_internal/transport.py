@@ -108,7 +108,7 @@ class Transport(LongLivedClients):
             done.stderr.decode("utf-8", "replace"),
         )
         if self.host is not None and result.returncode:
-            await self.host.check(result.returncode, result.stderr)  # ssh's failure, not tmux's
+            self.host.check(result.returncode, result.stderr)  # ssh's failure, not tmux's
         if result.returncode and facts.classify(result.stderr) == "gone":
             # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
             if await self.liveness.check_moved():
@@ -155,6 +155,8 @@ class Transport(LongLivedClients):
             with scope:
                 if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
                     done = await self.wire.run(argv[3:], limit)
+                if done is None and self.host is not None and not self.host.alive():
+                    raise self.host.lost()  # the forward went with the master: nothing ran
                 if done is None:  # the forked client: the fallback
                     done = await invoke.invoke(
                         self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit

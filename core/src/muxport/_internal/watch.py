@@ -195,8 +195,10 @@ class Feeds:
             )
             ctx.spawn(feed.read)
         except (OSError, RuntimeError) as exc:
-            # No feed: waiters fall back to their safety re-checks.
-            log.warning("no control-mode feed for %s: %s", feed.session_id, exc)
+            # No feed: waiters fall back to their re-checks (expected, RuntimeError, for a
+            # server where a forked control client is unsafe: docs/ssh.md)
+            (log.info if isinstance(exc, RuntimeError) else log.warning)(
+                "no control-mode feed for %s: %s", feed.session_id, exc)
             if feed.process is not None:
                 await ctx.tmux.stop_client(feed.process)
             feed.alive = False
