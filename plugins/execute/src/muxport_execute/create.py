@@ -22,7 +22,13 @@ from muxport.formats import (
 )
 from pydantic import Field, model_validator
 
-from muxport_execute.naming import SessionName, StartDirectory, WindowName, checked_directory
+from muxport_execute.naming import (
+    SessionName,
+    StartDirectory,
+    WindowName,
+    checked_directory,
+    unchecked_note,
+)
 
 IDS = {"window_id": "window_id", "pane_id": "pane_id"}
 
@@ -61,7 +67,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCr
 
     No command is accepted. Starts the tmux server if none runs.
     """
-    directory = await checked_directory(args.start_directory)
+    directory = await checked_directory(ctx.tmux, args.start_directory)
     fields = {**SESSION_FIELDS, **IDS}
     command = ["new-session", "-d", "-P", "-F", fmt(fields)]
     command += named("-s", args.session_name) + named("-n", args.window_name)
@@ -77,7 +83,9 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCr
                 "session_name (list_sessions shows the names in use)"
             ) from None
         raise
-    return parse(SessionCreated, fields, records(out.stdout)[0])
+    created = parse(SessionCreated, fields, records(out.stdout)[0])
+    created.note = unchecked_note(ctx.tmux, directory)
+    return created
 
 
 class CreateWindowArgs(Args):
@@ -101,7 +109,7 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreat
 
     No command is accepted; the name is kept literally.
     """
-    directory = await checked_directory(args.start_directory)
+    directory = await checked_directory(ctx.tmux, args.start_directory)
     fields = {**WINDOW_FIELDS, "pane_id": "pane_id"}
     command = ["new-window", "-P", "-F", fmt(fields), "-t", f"{args.session_id}:"]
     if not args.attach:
@@ -110,7 +118,9 @@ async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreat
         command.append("-a" if args.direction == "after" else "-b")
     command += named("-n", args.window_name) + named("-c", directory)
     out = await ctx.tmux.run(command)
-    return parse(WindowCreated, fields, records(out.stdout)[0])
+    created = parse(WindowCreated, fields, records(out.stdout)[0])
+    created.note = unchecked_note(ctx.tmux, directory)
+    return created
 
 
 TOOLS = [create_session, create_window]

@@ -2,23 +2,40 @@
 
 tmux format-expands ``-s``, ``-n`` and ``-c`` values, so every one is passed through
 ``literal()``; the name types (``muxport.names``) refuse what tmux would store altered.
+
+A start directory is checked on this machine, where a local server starts its panes. A
+server on another host (``--ssh``) starts them in that host's directories, which this
+machine cannot look at: there it is passed on unchecked, and the answer's note says so
+(``unchecked_note``; tmux 3.3a starts the pane in the home directory when it is missing).
 """
 
 from __future__ import annotations
 
 import anyio
-from muxport import InvalidArgument, SessionName, StartDirectory, WindowName
+from muxport import InvalidArgument, SessionName, StartDirectory, Tmux, WindowName
 
-__all__ = ["SessionName", "StartDirectory", "WindowName", "checked_directory"]
+__all__ = ["SessionName", "StartDirectory", "WindowName", "checked_directory", "unchecked_note"]
 
 
-async def checked_directory(path: str | None) -> str | None:
+async def checked_directory(tmux: Tmux, path: str | None) -> str | None:
     """``path`` if it is an existing directory; tmux would silently start elsewhere otherwise."""
-    if path is None:
-        return None
+    if path is None or tmux.remote_host is not None:
+        return path
     if not await anyio.Path(path).is_dir():
         raise InvalidArgument(
             f"start_directory {path!r} is not an existing directory; pass an absolute path "
             "that exists (tmux would silently start the pane somewhere else)"
         )
     return path
+
+
+def unchecked_note(tmux: Tmux, path: str | None) -> str | None:
+    """The note of an answer whose ``start_directory`` could not be checked (None: it was)."""
+    if path is None or tmux.remote_host is None:
+        return None
+    return (
+        f"start_directory was not checked: the tmux server runs on {tmux.remote_host} "
+        "(--ssh), whose files this machine cannot see; where the directory does not exist "
+        "there, tmux starts the pane in the home directory instead (list_panes shows each "
+        "pane's path)"
+    )

@@ -8,7 +8,7 @@ from muxport import SPAWN, Args, PaneId, Refused, Result, ToolContext, tool
 from muxport.formats import PANE_FIELDS, Pane, fmt, literal, parse_pane, records
 from pydantic import Field
 
-from muxport_execute.naming import StartDirectory, checked_directory
+from muxport_execute.naming import StartDirectory, checked_directory, unchecked_note
 
 SPLIT = {"below": ("-v",), "above": ("-v", "-b"), "right": ("-h",), "left": ("-h", "-b")}
 
@@ -32,14 +32,14 @@ async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
 
     No command is accepted.
     """
-    directory = await checked_directory(args.start_directory)
+    directory = await checked_directory(ctx.tmux, args.start_directory)
     command = ["split-window", "-d", "-P", "-F", fmt(PANE_FIELDS),
                "-t", args.pane_id, *SPLIT[args.direction], "-l", f"{args.percent}%"]
     if directory is not None:
         command += ["-c", literal(directory)]
     out = await ctx.tmux.run(command)
     pane = parse_pane(records(out.stdout)[0], ctx.caller)
-    return PaneCreated(**pane.model_dump())
+    return PaneCreated(**pane.model_dump(), note=unchecked_note(ctx.tmux, directory))
 
 
 class RespawnArgs(Args):
@@ -69,12 +69,13 @@ async def respawn_pane(ctx: ToolContext, args: RespawnArgs) -> Respawned:
             "kill muxport itself; target another pane (list_panes marks the caller)",
             data={"reason": "caller", "pane_id": args.pane_id},
         )
-    directory = await checked_directory(args.start_directory)
+    directory = await checked_directory(ctx.tmux, args.start_directory)
     command = ["respawn-pane", "-k", "-t", args.pane_id]
     if directory is not None:
         command += ["-c", literal(directory)]
     await ctx.tmux.run(command)
-    return Respawned(pane_id=args.pane_id, restarted=True)
+    return Respawned(pane_id=args.pane_id, restarted=True,
+                     note=unchecked_note(ctx.tmux, directory))
 
 
 TOOLS = [split_window, respawn_pane]

@@ -5,6 +5,11 @@ tmux binary: a POSIX shell or fish, of muxport's own user, in the foreground. A 
 in the foreground (ssh, su, sudo, docker...) or a shell of another user gets the typed
 frame (frames/typed_text.py). The caller may force either; forcing the local frame onto a
 carrier is refused, since nothing on the far side could read the files.
+
+A server on another host (``muxport --ssh``: ``Tmux.remote_host``) gets the typed frame in
+every pane, whatever runs there: its pids are that host's, so this machine's ``/proc`` says
+nothing about them, and no shell there can read this machine's private files
+(docs/run-outcomes.md, "A server on another host").
 """
 
 from __future__ import annotations
@@ -45,9 +50,20 @@ def foreground_uid(pane_pid: str) -> int | None:
     return None
 
 
-def choose(requested: Requested, command: str, pane_pid: str, pane_id: str) -> Reach:
-    """The frame for a pane whose foreground program is ``command``."""
+def choose(
+    requested: Requested, command: str, pane_pid: str, pane_id: str, *, remote_host: str | None
+) -> Reach:
+    """The frame for a pane whose foreground program is ``command`` (``remote_host``: the
+    served server's host when it is another one, ``Tmux.remote_host``)."""
     name = program_name(command)
+    if remote_host is not None and requested == "local":
+        raise Refused(
+            f"the tmux server runs on {remote_host} (--ssh): the local frame needs a shell "
+            "that reads muxport's private files on this machine, and a shell there cannot; "
+            "use frame 'typed' (or 'auto')",
+            data={"reason": "local_frame_unreachable", "pane_id": pane_id,
+                  "remote_host": remote_host},
+        )
     if is_carrier(name):
         if requested == "local":
             raise Refused(
@@ -65,6 +81,8 @@ def choose(requested: Requested, command: str, pane_pid: str, pane_id: str) -> R
             "so run_shell_command cannot frame a command there; use send_keys to type into it",
             data={"reason": "not_a_shell", "pane_id": pane_id, "command": command},
         )
+    if remote_host is not None:  # the far host's shell: no /proc here shows its user
+        return Reach("typed", kind, False)
     uid = foreground_uid(pane_pid)
     other_user = uid is not None and uid != os.geteuid()
     if requested == "typed" or (requested == "auto" and other_user):
@@ -93,6 +111,8 @@ def installation() -> dict[str, Any]:
                 "available": True,
                 "shells_installed": local_shells,
                 "how": "private 0600 script sourced by the pane's shell; tmux wait-for",
+                "servers": "on this machine only: a server on another host (--ssh) runs "
+                "every command typed",
             },
             "typed": {
                 "available": True,
@@ -104,7 +124,7 @@ def installation() -> dict[str, Any]:
         },
         "waiting_for_input": {
             "available": _proc_shows_syscalls(),
-            "where": "runs on this machine (local panes, su): /proc; over ssh, sudo and "
-            "containers the timeout applies",
+            "where": "runs on this machine (local panes, su): /proc; over ssh, sudo, "
+            "containers and on a server on another host (--ssh) the timeout applies",
         },
     }

@@ -64,7 +64,10 @@ class TypedStrategy:
         """Where nothing should be typed, or no shell answered the probe, the run ends
         ``not_started``; a line that is not a far shell's empty prompt is refused."""
         seen = await view.read(ctx.tmux, self.pane_id, BEFORE)
-        self.session_id, self.tty = seen["session"], seen["tty"]
+        self.session_id = seen["session"]
+        # a far host's tty names no terminal of this machine: never opened here
+        # (docs/run-outcomes.md, "A server on another host")
+        self.tty = seen["tty"] if ctx.tmux.remote_host is None else ""
         reach = self.reach
         frame = new_typed_frame(reach.kind or "posix")
         kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
@@ -78,7 +81,7 @@ class TypedStrategy:
                     "the pane shows a full-screen program (alternate screen) on the far side "
                     f"of {reach.carrier}, not a shell prompt: nothing was typed", [],
                 )
-            if echo_off(self.tty):
+            if self.tty and echo_off(self.tty):
                 return _not_started(
                     self.pane_id, "secret_prompt",
                     "the pane's terminal reads a line with echo off (the carrier asks for a "
@@ -114,7 +117,8 @@ class TypedStrategy:
 
     async def send(self, ctx: ToolContext) -> View | None:
         assert self.frame is not None
-        group = procs.foreground_group(self.pane_pid)
+        # /proc only where it shows the run's processes (not a far host's pids)
+        group = procs.foreground_group(self.pane_pid) if self.reach.local_view else None
         await type_line(ctx, self.pane_id, self.frame.typed_line(self.command,
                                                                  self.suppress_history))
         local = None

@@ -152,9 +152,9 @@ class Line:
     left: str
     right: str
     above: str
-    tty: str
+    tty: str  # "": a far host's (--ssh), whose terminal and /proc are not this machine's
     command: str
-    pid: str = ""  # the pane's first process
+    pid: str = ""  # the pane's first process ("": a far host's)
 
 
 def _cells(text: str, width: int) -> tuple[str, str]:
@@ -180,4 +180,9 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
     row = rows[y] if y < len(rows) else ""
     left, right = _cells(row, x)
     above = rows[y - 1] if 0 < y <= len(rows) else ""
-    return Line(left, right.rstrip(), above.rstrip(), facts["tty"], facts["command"], facts["pid"])
+    # the line checks (pane/line_state.py) read /proc and termios for the pid and tty: a far
+    # host's would name unrelated processes here (docs/run-outcomes.md, "A server on
+    # another host"), so they see neither and judge from the screen alone
+    here = tmux.remote_host is None
+    tty, pid = (facts["tty"], facts["pid"]) if here else ("", "")
+    return Line(left, right.rstrip(), above.rstrip(), tty, facts["command"], pid)

@@ -159,9 +159,12 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
             f"{run.run_id} ends with this server (capture_pane of {run.pane_id} shows its output)"
         )
     elif run.view is None:
+        host = ctx.tmux.remote_host
+        where = (f"on {host}, the served server's host (--ssh)," if host is not None else
+                 "on the far side of a carrier (ssh, sudo, a container)")
         note += (
-            "; muxport cannot see whether a command on the far side of a carrier (ssh, "
-            "sudo, a container) waits for input: capture_pane shows what the pane asks"
+            f"; muxport cannot see whether a command {where} waits for input: capture_pane "
+            "shows what the pane asks"
         )
     return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
 

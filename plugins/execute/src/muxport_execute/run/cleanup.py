@@ -17,7 +17,8 @@ removed only when it is proven a dead owner's (host/owners.py):
 What a live muxport owns (another one serving the same server) is never touched: its pid
 and start time still name a running process. The amounts are logged and recorded in
 ``muxport-cleanup-<uid>.json`` beside the directories, which ``muxport doctor`` shows
-(``survey``).
+(``survey``). A muxport serving a server on another host (``--ssh``) cleans nothing
+(docs/run-outcomes.md, "A server on another host").
 """
 
 from __future__ import annotations
@@ -116,6 +117,12 @@ async def after_crashes(tmux: Tmux) -> Cleaned:
     """Remove what dead owners left. Never raises: a fault is logged, and what could not
     be removed is left for the next start (startup goes on)."""
     cleaned = Cleaned()
+    if tmux.remote_host is not None:
+        # A server on another host (--ssh): its pid and its pipes' processes are that
+        # host's, never in this machine's /proc, and no run of this machine's directories
+        # ran there (every run on it is typed, with no files). The directories stay for the
+        # next muxport serving their own server: their channels name the waiters it wakes.
+        return cleaned
     try:
         directories = dead_directories(base_dir())
         try:
@@ -197,5 +204,6 @@ def survey() -> dict[str, Any]:
         "left_now": {"directories": len(left), "unfinished_runs": unfinished},
         "last_cleanup": last_record(),
         "how": "each muxport with run_shell_command removes what dead muxports left "
-        "(run directories, pipe-panes on the served server, waiters) when it starts",
+        "(run directories, pipe-panes on the served server, waiters) when it starts; "
+        "not one serving a server on another host (--ssh)",
     }

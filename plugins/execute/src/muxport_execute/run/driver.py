@@ -88,7 +88,8 @@ async def _frame(
     if not is_carrier(shell) and program_name(shell) != "fish":
         # waits for a shell that is still starting; refuses what is not a shell
         shell = await ready_shell(ctx.tmux, run.pane_id, shell, cohort.pane_pid)
-    reach = choose(requested, shell, cohort.pane_pid, run.pane_id)
+    reach = choose(requested, shell, cohort.pane_pid, run.pane_id,
+                   remote_host=ctx.tmux.remote_host)
     if reach.frame == "typed":
         return TypedStrategy(run.pane_id, run.run_id, command, suppress_history, reach,
                              cohort.pane_pid, shell, table.pending)
