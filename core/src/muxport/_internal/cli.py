@@ -15,10 +15,11 @@ from muxport_launch import EarlyInitialize, parser
 
 from muxport._internal import VERSION, app, heap, regex_work
 from muxport._internal.caller import detect
-from muxport._internal.connection import connect, settings_from
+from muxport._internal.connection import Connection, Settings, connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
 from muxport._internal.facts import version_key
-from muxport._internal.selection import parse_request
+from muxport._internal.plugins import Toolsets
+from muxport._internal.selection import SelectionRequest, parse_request
 from muxport._internal.settings import Environment
 from muxport._internal.surface import build
 
@@ -47,6 +48,15 @@ async def doctor(args: argparse.Namespace) -> None:
                              args.ssh, args.ssh_option)
     Environment.from_env(os.environ, settings.socket_path is None and settings.ssh is None).apply()
     conn = await connect(settings, start=False)
+    try:
+        await report(conn, toolsets, request, settings)
+    finally:
+        await conn.tmux.aclose()  # clients it started, a far host's master and directory
+
+
+async def report(conn: Connection, toolsets: Toolsets, request: SelectionRequest,
+                 settings: Settings) -> None:
+    """What ``doctor`` prints."""
     caller = await detect(conn.tmux, os.environ)
     # Only the dedicated daemon can be created by muxport: a chosen socket gets the
     # "existing" default even when its server is absent (as ``serve`` would).

@@ -12,7 +12,8 @@ from muxport._internal import hookguard, invoke
 from muxport._internal.facts import TmuxResult, refuse_nul
 from muxport._internal.invoke import DEADLINE
 from muxport._internal.liveness import Liveness
-from muxport._internal.wiretransport import WireTransport
+from muxport._internal.sshhost import SshHost
+from muxport._internal.wiretransport import ForwardDown, WireTransport
 
 
 class LongLivedClients:
@@ -20,6 +21,7 @@ class LongLivedClients:
 
     binary: str
     socket_path: str
+    host: SshHost | None
     wire: WireTransport
     liveness: Liveness
     _clients: set[Process]
@@ -52,6 +54,9 @@ class LongLivedClients:
             )
         except TimeoutError:
             raise self.liveness.stall() from None
+        except ForwardDown:  # a far server's master died after the check (docs/ssh.md)
+            assert self.host is not None
+            raise self.host.lost(sent=False) from None
         if client is None and control and not self.wire.server_version:
             await self._read_version()  # a server started after muxport connected
         if client is None and control and not self.wire.may_fork_control():

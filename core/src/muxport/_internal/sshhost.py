@@ -6,8 +6,9 @@ that directory, so tmux's client protocol runs over it as locally (``wire*.py``)
 whatever must be a forked tmux client (control mode, file commands) is an ``ssh -S``
 session on the master running the far tmux. Nothing is installed on the far host.
 
-When the master dies (the network, the far sshd, a kill), the call in flight answers
-``ssh_connection_lost`` and the next call starts a new master by itself (``ensure``).
+When the master dies (the network, the far sshd, a kill), an invocation it cut answers
+``ssh_connection_lost``; every invocation first makes sure a master runs (``ensure``), so
+the next call, and the next look of a wait or a run in flight, use a new one.
 """
 
 from __future__ import annotations
@@ -141,6 +142,13 @@ class SshHost:
             if not self.alive():
                 await self._start_master(tool_error=True)
 
+    async def restart(self, seen: int) -> None:
+        """A new master in place of master number ``seen``, whose forward refused (unless
+        another call replaced it meanwhile)."""
+        async with self._lock:
+            if self.connections == seen:
+                await self._start_master(tool_error=True)
+
     async def connect(self) -> None:
         """The first master (at startup: failures stop startup with the fix)."""
         self.directory = tempfile.mkdtemp(prefix="muxport-ssh-")  # 0700
@@ -213,8 +221,12 @@ class SshHost:
             code, message = diagnose(stderr, self.destination)
             raise SshFailed(message, code=code, delivery="possibly_sent")
 
-    def lost(self) -> SshFailed:
-        """The error of a call whose connection went away under it."""
+    def lost(self, sent: bool = True) -> SshFailed:
+        """The error of a call whose connection went away under it (``sent``: after the
+        command may have reached the far server)."""
+        if not sent:
+            return SshFailed(f"the ssh connection to {self.destination} was lost before "
+                             "anything was sent; call again (the next call connects anew)")
         return SshFailed(
             f"the ssh connection to {self.destination} was lost during the call; what was "
             "asked may or may not have happened there: check (list_sessions), then call "

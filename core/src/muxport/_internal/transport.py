@@ -23,7 +23,7 @@ from muxport._internal.liveness import Liveness
 from muxport._internal.longlived import LongLivedClients
 from muxport._internal.sharing import BATCH_WINDOW, Batch, Commands, SharedReads
 from muxport._internal.sshhost import SshHost
-from muxport._internal.wiretransport import WireTransport
+from muxport._internal.wiretransport import ForwardDown, WireTransport
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ class Transport(LongLivedClients):
         try:
             with scope:
                 if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
-                    done = await self.wire.run(argv[3:], limit)
+                    done = await self._over_wire(argv[3:], limit)
                 if done is None and self.host is not None and not self.host.alive():
                     raise self.host.lost()  # the forward went with the master: nothing ran
                 if done is None:  # the forked client: the fallback
@@ -169,6 +169,20 @@ class Transport(LongLivedClients):
             self.liveness.untrack(scope)
         self.liveness.answered()
         return done
+
+    async def _over_wire(self, args: list[str], limit: float) -> Finished | None:
+        """``wire.run``; a far server's forward that refused (its master died after the
+        check) gets a new master and the invocation once more: nothing had been sent."""
+        seen = self.host.connections if self.host is not None else 0
+        try:
+            return await self.wire.run(args, limit)
+        except ForwardDown:
+            assert self.host is not None
+            await self.host.restart(seen)
+        try:
+            return await self.wire.run(args, limit)
+        except ForwardDown:
+            raise self.host.lost(sent=False) from None
 
     def forked(self, argv: list[str]) -> list[str]:
         """The argv of a forked tmux client: the far host's tmux through the ssh master."""

@@ -30,6 +30,11 @@ def command_names(args: list[str]) -> list[str]:
     return names
 
 
+class ForwardDown(Exception):
+    """The local end of a far server's forwarded socket refused the connection: the ssh
+    master that listened there is gone, and nothing was sent (docs/ssh.md)."""
+
+
 class WireTransport:
     """tmux commands over the server's socket, or ``None`` where the fork must do it."""
 
@@ -76,6 +81,8 @@ class WireTransport:
             with anyio.fail_after(deadline):
                 client = await WireClient.connect(self.socket_path)
         except Unreachable:
+            if self.forwarded:
+                raise ForwardDown from None
             return None
         client.identity = self.identity
         try:

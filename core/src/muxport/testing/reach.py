@@ -73,15 +73,20 @@ def make_user(shell: str, sudo: bool = False) -> TestUser:
     return TestUser(name, pwd.getpwnam(name).pw_uid, home, password)
 
 
-def remove_user(user: TestUser) -> None:
-    """End the user's processes (by pid: all of them are this run's), then remove it."""
+def kill_processes(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (by pid: all of a test user's are this run's)."""
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == user.uid:
+                if entry.stat().st_uid == uid:
                     os.kill(int(entry.name), signal.SIGKILL)
             except OSError:
                 pass
+
+
+def remove_user(user: TestUser) -> None:
+    """End the user's processes, then remove it."""
+    kill_processes(user.uid)
     Path(f"/etc/sudoers.d/{user.name}").unlink(missing_ok=True)
     subprocess.run(["userdel", "-f", "-r", user.name], capture_output=True, timeout=30)
 

@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Annotated, Any, Literal
 
 import anyio
-from muxport import Args, Result, Timeout, Toolbox, ToolContext, tool
+from muxport import Args, Result, Timeout, Toolbox, ToolContext, ToolError, tool
 from muxport.policy import DEFAULT_WAIT, effective_timeout
 from pydantic import BeforeValidator, Field
 
@@ -132,6 +132,13 @@ async def _wait(
                 return "timed_out", None
             await anyio.sleep(RETRY)
             continue
+        if result == "lost":
+            raise ToolError(
+                f"the connection to the tmux server was lost while waiting on {args.channel} "
+                "(the ssh connection to its host); a signal sent just then may have been "
+                "missed: check what was to signal it, then call wait_for_channel again",
+                code="ssh_connection_lost", retryable=True, delivery="observed",
+            )
         if result == "gone":
             return "server_gone", (
                 "the tmux server stopped while waiting; list_sessions "

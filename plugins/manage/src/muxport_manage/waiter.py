@@ -22,7 +22,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 from muxport import ToolContext
 
-Ending = Literal["pending", "signalled", "timed_out", "gone", "failed"]
+Ending = Literal["pending", "signalled", "timed_out", "gone", "failed", "lost"]
 GRACE = 5.0  # seconds granted to start the client and register, even with timeout 0
 RELEASE = 2.0  # seconds granted to wake and reap our own waiter
 
@@ -94,7 +94,12 @@ class Waiter:
             if woke == "woke1":
                 return "pending"
             # tmux also wakes every waiter when the server exits: check it is still there.
-            return "gone" if woke is None or await self.server_gone() else "signalled"
+            # An end without a line while it is there is a lost connection (a far server's
+            # ssh master died: docs/ssh.md), not a signal; tmux still counts the lost
+            # waiter, so a signal sent meanwhile woke it and is gone: say so
+            if woke is None:
+                return "gone" if await self.server_gone() else "lost"
+            return "gone" if await self.server_gone() else "signalled"
         finally:
             await self.release(process)
 
