@@ -75,7 +75,7 @@ def settings_from(
     ssh: str | None = None, ssh_options: Sequence[str] = (),
 ) -> Settings:
     """Merge flags over the environment; both socket selectors at once stop startup."""
-    far = ssh_settings(ssh or env.get("LIBTMUX_SSH") or None, ssh_options)
+    far = ssh_settings(ssh if ssh is not None else env.get("LIBTMUX_SSH") or None, ssh_options)
     if socket and socket_name:
         raise StartupError("--socket and --socket-name are mutually exclusive; pass one")
     source = "flags" if socket or socket_name else ""

@@ -57,11 +57,13 @@ class LongLivedClients:
         except ForwardDown:  # a far server's master died after the check (docs/ssh.md)
             assert self.host is not None
             raise self.host.lost(sent=False) from None
-        if client is None and control and not self.wire.server_version:
+        if client is None and control and self.wire.forwarded and not self.wire.server_version:
             await self._read_version()  # a server started after muxport connected
         if client is None and control and not self.wire.may_fork_control():
             raise RuntimeError(f"a forked control client could crash tmux "
                                f"{self.wire.server_version or '(unknown version)'}")
+        if client is None and self.host is not None and not self.host.alive():
+            raise self.host.lost(sent=False)  # a forked ssh would connect on its own
         if client is None:  # -N: attach-session too would start a server (a moved socket)
             async with self._starting:
                 argv = refuse_nul([self.binary, "-N", "-S", self.socket_path, *args])

@@ -109,10 +109,10 @@ async def connect_far(settings: Settings, daemon_name: str) -> Transport:
             raise StartupError(f"--socket {path!r} must be an absolute path on {host.destination}")
         host.remote_socket = path
         await host.forward()
+        tmux = Transport(far.binary, path, host)
     except BaseException:
         await host.close()
         raise
-    tmux = Transport(far.binary, path, host)
     # a far tmux client would send the far environment and directory, not this machine's
     tmux.wire.identity = ({}, far.home)
     return tmux

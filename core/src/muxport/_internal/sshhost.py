@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 
 import anyio
@@ -25,6 +26,7 @@ from anyio.abc import Process
 
 from muxport._internal.errors import StartupError, ToolError
 from muxport._internal.invoke import Finished, invoke, reap, start
+from muxport._internal.sshwords import diagnose, far_quote
 
 CONNECT_TIMEOUT = 15.0  # seconds a new master may take to authenticate
 # ours first: ssh keeps the first value given for an option, and these make the design
@@ -32,54 +34,15 @@ FIXED = ("BatchMode=yes", "ControlPersist=no", "ExitOnForwardFailure=yes",
          "StreamLocalBindUnlink=yes", "ServerAliveInterval=10", "ServerAliveCountMax=3")
 
 
+RETRY = frozenset({"ssh_unreachable", "ssh_connection_lost"})  # a key or a login: not again
+REFUSED_FOR = 2.0  # seconds a failed reconnection answers for, before one is tried again
+
+
 class SshFailed(ToolError):
     """The ssh connection to the far host failed (unreachable, refused, lost)."""
 
     code = "ssh_connection_lost"
     retryable = True
-
-
-def far_quote(arg: str) -> str:
-    """``arg`` as one word for the far user's login shell, which ssh hands the command
-    line to: single quotes for the plain runs, ``\\'`` and ``\\\\`` between them, which
-    POSIX shells and fish read alike (fish would read a backslash inside quotes)."""
-    if arg and all(c.isalnum() or c in "@%+=:,./_-" for c in arg):
-        return arg
-    out: list[str] = []
-    run = ""
-    for c in arg:
-        if c in "'\\":
-            if run:
-                out.append(f"'{run}'")
-                run = ""
-            out.append("\\" + c)
-        else:
-            run += c
-    if run or not out:
-        out.append(f"'{run}'")
-    return "".join(out)
-
-
-def diagnose(stderr: str, destination: str) -> tuple[str, str]:
-    """The error code and the sentence naming the fix for what ssh printed on failing."""
-    text = stderr.strip().splitlines()[-1] if stderr.strip() else "ssh exited without a word"
-    low = stderr.lower()
-    if "host key verification failed" in low or "remote host identification has changed" in low:
-        return "ssh_host_key", (
-            f"ssh refused {destination}'s host key ({text}): the key is unknown or changed; "
-            "check it and add it to known_hosts (ssh-keyscan, or one interactive ssh); "
-            "muxport never turns StrictHostKeyChecking off")
-    if "permission denied" in low or "too many authentication failures" in low:
-        return "ssh_auth_refused", (
-            f"{destination} refused the login ({text}): muxport logs in without a prompt "
-            "(BatchMode), so a key must be accepted: load it into ssh-agent or name it with "
-            "--ssh-option IdentityFile=PATH")
-    if "could not resolve" in low or "connection refused" in low or "timed out" in low \
-            or "no route" in low or "network is unreachable" in low:
-        return "ssh_unreachable", (
-            f"cannot reach {destination} ({text}); check the host name, the port "
-            "(--ssh-option Port=N) and that its sshd runs, then call again")
-    return "ssh_connection_lost", f"ssh to {destination} failed ({text}); call again"
 
 
 class SshHost:
@@ -93,6 +56,7 @@ class SshHost:
         self.master: Process | None = None
         self.connections = 0  # masters started: 1 + the reconnections
         self._lock = anyio.Lock()
+        self._failed: tuple[float, SshFailed] | None = None  # the last reconnection's error
 
     @property
     def control_path(self) -> str:
@@ -139,8 +103,17 @@ class SshHost:
         if self.alive():
             return
         async with self._lock:
-            if not self.alive():
+            if self.alive():
+                return
+            failed = self._failed
+            if failed is not None and time.monotonic() - failed[0] < REFUSED_FOR:
+                raise failed[1]  # callers queued behind a failed attempt do not repeat it
+            try:
                 await self._start_master(tool_error=True)
+            except SshFailed as exc:
+                self._failed = (time.monotonic(), exc)
+                raise
+            self._failed = None
 
     async def restart(self, seen: int) -> None:
         """A new master in place of master number ``seen``, whose forward refused (unless
@@ -204,7 +177,7 @@ class SshHost:
     def _fail(self, stderr: str, tool_error: bool) -> None:
         code, message = diagnose(stderr, self.destination)
         if tool_error:
-            raise SshFailed(message, code=code, delivery="not_sent")
+            raise SshFailed(message, code=code, delivery="not_sent", retryable=code in RETRY)
         raise StartupError(message)
 
     async def run(self, argv: Sequence[str], deadline: float = CONNECT_TIMEOUT) -> Finished:
@@ -219,7 +192,7 @@ class SshHost:
             raise self.lost()
         if returncode == 255 and stderr.strip():
             code, message = diagnose(stderr, self.destination)
-            raise SshFailed(message, code=code, delivery="possibly_sent")
+            raise SshFailed(message, code=code, delivery="possibly_sent", retryable=code in RETRY)
 
     def lost(self, sent: bool = True) -> SshFailed:
         """The error of a call whose connection went away under it (``sent``: after the

@@ -64,7 +64,7 @@ class Activity:
 
     def recheck_interval(self) -> float:
         """Seconds until this waiter should re-check tmux even without an event."""
-        return self.registry.recheck_interval(self.feed is not None and self.feed.alive)
+        return self.registry.recheck_interval(self.feed is None or not self.feed.polls)
 
     async def wait(self, seconds: float) -> bool:
         """Wait until the pane produced output (or may be gone), at most ``seconds``."""
@@ -92,6 +92,7 @@ class Feed:
     watchers: dict[str, set[Activity]] = field(default_factory=dict)
     ready: anyio.Event = field(default_factory=anyio.Event)
     alive: bool = True
+    polls: bool = False  # no feed could start for a far server: its waiters poll
 
     def ring_all(self) -> None:
         for group in self.watchers.values():
@@ -197,8 +198,10 @@ class Feeds:
         except (OSError, RuntimeError) as exc:
             # No feed: waiters fall back to their re-checks (expected, RuntimeError, for a
             # server where a forked control client is unsafe: docs/ssh.md)
-            (log.info if isinstance(exc, RuntimeError) else log.warning)(
+            far = ctx.tmux.remote_host is not None
+            (log.info if far else log.warning)(
                 "no control-mode feed for %s: %s", feed.session_id, exc)
+            feed.polls = far
             if feed.process is not None:
                 await ctx.tmux.stop_client(feed.process)
             feed.alive = False
