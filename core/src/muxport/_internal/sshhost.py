@@ -128,8 +128,7 @@ class SshHost:
         await self._start_master(tool_error=False)
 
     async def _start_master(self, tool_error: bool) -> None:
-        if self.master is not None:
-            await reap(self.master)
+        await self._end_master()
         for path in (self.control_path, self.forward_path):  # a killed master's sockets
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
@@ -209,8 +208,15 @@ class SshHost:
 
     async def close(self) -> None:
         """End the master (its forward with it) and remove the private directory."""
-        if self.master is not None:
-            await reap(self.master)
-            self.master = None
-        if self.directory:
-            shutil.rmtree(self.directory, ignore_errors=True)
+        try:
+            await self._end_master()
+        finally:
+            if self.directory:
+                shutil.rmtree(self.directory, ignore_errors=True)
+
+    async def _end_master(self) -> None:
+        """Kill and reap the master; its stdin pipe may be broken by then (EPIPE on close)."""
+        master, self.master = self.master, None
+        if master is not None:
+            with contextlib.suppress(OSError):
+                await reap(master)
