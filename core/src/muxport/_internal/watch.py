@@ -36,8 +36,8 @@ RECHECK_BASE = 1.0
 RECHECKS_PER_SECOND = 25
 # Without a feed (a far server before 3.7: docs/ssh.md) re-checks are the only signal:
 # every POLL_BASE seconds, spread out past POLLS_PER_SECOND captures a second in all.
-POLL_BASE = 0.05
-POLLS_PER_SECOND = 40
+POLL_BASE = 0.02
+POLLS_PER_SECOND = 50
 # Notifications after which any waiter of the feed should look again.
 STIR = (
     b"%window-close",
