@@ -108,6 +108,7 @@ async def connect_far(settings: Settings, daemon_name: str) -> Transport:
         if not path.startswith("/"):
             raise StartupError(f"--socket {path!r} must be an absolute path on {host.destination}")
         host.remote_socket = path
+        host.far_version = far.version  # read past anything a far rc file printed first
         await host.forward()
         tmux = Transport(far.binary, path, host)
     except BaseException:

@@ -52,6 +52,7 @@ class SshHost:
         self.destination = destination
         self.options = tuple(options)
         self.remote_socket = ""  # the far server's socket path, set by ``connect``
+        self.far_version = ""  # what the far tmux -V printed at startup (after its marker)
         self.directory = ""  # the private 0700 directory of the control socket
         self.master: Process | None = None
         self.connections = 0  # masters started: 1 + the reconnections

@@ -235,6 +235,8 @@ class Transport(LongLivedClients):
 
     async def version(self) -> str:
         """What ``tmux -V`` prints (the binary's version; no server is contacted)."""
+        if self.host is not None and self.host.far_version:
+            return self.host.far_version
         out = await self._exec([self.binary, "-V"])
         return (out.stdout or out.stderr).decode("utf-8", "replace").strip()
 
