@@ -11,11 +11,13 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from muxport.testing import CheckedCalls, eventually_blocking
+from muxport.testing.clients import launcher
 from muxport.testing.farhost import SSH_CODES
 
 pytestmark = pytest.mark.timeout(60)
@@ -132,3 +134,33 @@ def test_doctor_names_the_host_and_the_far_tmux(far, muxport_cli):
     eventually_blocking(lambda: far.masters(anywhere=True), lambda found: found == [],
                         what="doctor's ssh master to end", within=5)
     assert left == set()
+
+
+def private_directories() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("muxport-ssh-*"))
+
+
+def killed_launcher(far: Any) -> set[Path]:
+    """Start a launcher serving ``far``, SIGKILL it once its master runs; its directory."""
+    before = private_directories()
+    launched = subprocess.Popen([launcher(), *far.args()], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:  # it connects while it waits for its client's first line
+        eventually_blocking(far.masters, lambda found: len(found) == 1,
+                            what="the launcher's ssh master", within=20)
+        left = private_directories() - before
+    finally:
+        launched.kill()
+        launched.wait(timeout=10)
+    # its master ends with it (it reads a pipe the launcher held); its directory stays
+    eventually_blocking(lambda: far.masters(anywhere=True), lambda found: found == [],
+                        what="the killed launcher's ssh master to end", within=5)
+    return left
+
+
+async def test_a_killed_launchers_directory_goes_with_the_next_launcher(far):
+    left = killed_launcher(far)
+    assert len(left) == 1 and left <= private_directories()
+    async with far.client(["inspect"]) as client:
+        await CheckedCalls(client)("list_sessions")
+    assert not left & private_directories()

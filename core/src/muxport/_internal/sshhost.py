@@ -17,13 +17,13 @@ import contextlib
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 
 import anyio
 from anyio.abc import Process
 
+from muxport._internal import sshdirs
 from muxport._internal.errors import StartupError, ToolError
 from muxport._internal.invoke import Finished, invoke, reap, start
 from muxport._internal.sshwords import diagnose, far_quote
@@ -125,7 +125,8 @@ class SshHost:
 
     async def connect(self) -> None:
         """The first master (at startup: failures stop startup with the fix)."""
-        self.directory = tempfile.mkdtemp(prefix="muxport-ssh-")  # 0700
+        await anyio.to_thread.run_sync(sshdirs.sweep)  # killed muxports' directories
+        self.directory = sshdirs.make()  # 0700
         await self._start_master(tool_error=False)
 
     async def _start_master(self, tool_error: bool) -> None:
