@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 from muxport import ToolContext
 
 from muxport_execute.frames.scrub import scrub
+from muxport_execute.host.far_input import FarView
 from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
@@ -51,8 +52,9 @@ class Strategy(Protocol):
         ends without its line typed; raises ``Refused`` where nothing was typed."""
         ...
 
-    async def send(self, ctx: ToolContext) -> View | None:
-        """Type the line; the run's processes as ``/proc`` shows them, if it can."""
+    async def send(self, ctx: ToolContext) -> View | FarView | None:
+        """Type the line; the run's processes as ``/proc`` shows them (a far server's
+        host's, through tmux: ``FarView``), if it can."""
         ...
 
     async def follow(self, emit: Emit) -> Ending:

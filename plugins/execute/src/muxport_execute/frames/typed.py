@@ -14,6 +14,7 @@ import dataclasses
 import time
 from dataclasses import dataclass
 
+import anyio
 from muxport import ToolContext
 from muxport.policy import check_input
 
@@ -24,6 +25,7 @@ from muxport_execute.frames.typed_end import shown
 from muxport_execute.frames.typed_follow import TypedWatch, follow, look_until, type_line
 from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed_kind
 from muxport_execute.host import procs
+from muxport_execute.host.far_input import FarView, far_view
 from muxport_execute.host.input_wait import View, echo_off
 from muxport_execute.notes import typed_not_started
 from muxport_execute.pane import view
@@ -54,6 +56,7 @@ class TypedStrategy:
     frame: TypedFrame | None = None
     session_id: str = ""
     tty: str = ""
+    far: FarView | None = None  # a far shell's pane, as its host's /proc shows it (--ssh)
     watch: TypedWatch | None = None
 
     @property
@@ -87,7 +90,12 @@ class TypedStrategy:
                     "the pane's terminal reads a line with echo off (the carrier asks for a "
                     "password or passphrase; ask the user to type it): nothing was typed", [],
                 )
-        await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
+        async with anyio.create_task_group() as group:
+            if ctx.tmux.remote_host is not None and not reach.carrier:
+                # a far shell: its host's /proc, read (the shell's group) while the line is
+                # checked, which leaves the terminal to the shell as typing finds it
+                group.start_soon(self._far_view, ctx, seen["tty"])
+            await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
         if reach.kind is None:
             kind, lines = await self._probe(ctx, frame)
             if kind is None:
@@ -99,6 +107,9 @@ class TypedStrategy:
             self.frame = dataclasses.replace(frame, kind=kind)
         await check_input(ctx, self.pane_id, exactly_one=True)  # again, right before typing
         return None
+
+    async def _far_view(self, ctx: ToolContext, tty: str) -> None:
+        self.far = await far_view(ctx.tmux, self.pane_pid, tty)
 
     async def _probe(self, ctx: ToolContext, frame: TypedFrame) -> tuple[Kind | None, list[str]]:
         """Type the probe line; the far shell's kind, or None (and what the pane shows).
@@ -115,7 +126,7 @@ class TypedStrategy:
         kind: Kind | None = "fish" if found == "fish" else "posix" if found == "posix" else None
         return kind, shown(seen.lines)
 
-    async def send(self, ctx: ToolContext) -> View | None:
+    async def send(self, ctx: ToolContext) -> View | FarView | None:
         assert self.frame is not None
         # /proc only where it shows the run's processes (not a far host's pids)
         group = procs.foreground_group(self.pane_pid) if self.reach.local_view else None
@@ -128,7 +139,7 @@ class TypedStrategy:
             ctx, self.pane_id, self.run_id, self.pane_pid, self.session_id, self.frame,
             self.reach.carrier, local, time.monotonic(),
         )
-        return local
+        return local or self.far
 
     async def follow(self, emit: Emit) -> Ending:
         assert self.watch is not None

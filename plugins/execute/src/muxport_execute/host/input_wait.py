@@ -2,11 +2,10 @@
 
 A run waits for input when, for longer than ``BOUND`` seconds, the pane's terminal is
 owned by the run (its foreground process group is not the shell's), no process of that
-group is running, and one of them is blocked in ``read``/``readv`` on the pane's
-terminal, or in ``select``/``poll`` whose every watched descriptor is that terminal (a
-REPL's line editor; a download that also polls a socket is not waiting) or, for ``poll``,
-the process's own wake-up (an eventfd, a named FIFO: fish's ``read``). ``sleep 5``
-sleeps in ``nanosleep`` and is never reported.
+group is running, and one of them is blocked reading the pane's terminal
+(host/input_rules.py: ``read``/``readv`` on it; ``select``/``poll`` watching it alone, or
+beside the process's own wake-up). ``sleep 5`` sleeps in ``nanosleep`` and is never
+reported.
 
 ``echo_off``: the terminal's termios has ECHO off while ICANON is on: a line is being
 read without showing it (a password prompt). Line editors and full-screen programs turn
@@ -15,7 +14,8 @@ off both ECHO and ICANON and echo for themselves, so they are not secret prompts
 Every read here is a few small files under ``/proc`` per process; they run in one
 thread of their own so that a slow or large ``/proc`` never stalls the event loop. Where
 ``/proc`` is missing or unreadable the answer is "not waiting": the run then simply
-times out, as before.
+times out, as before. A run on a far server's host is looked at through tmux instead
+(host/far_input.py), with the same rules and the same ``steady`` loop.
 """
 
 from __future__ import annotations
@@ -23,21 +23,18 @@ from __future__ import annotations
 import asyncio
 import os
 import stat as stat_module
-import struct
 import termios
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import anyio
 
+from muxport_execute.host.input_rules import X86_64, secret, watched_only_tty
 from muxport_execute.host.procs import local_modes, stat
 
 BOUND = 0.5  # seconds a read must last before the run counts as waiting
 STEP = 0.25  # seconds between looks
-READS = {0, 19}  # read, readv (x86_64)
-SELECTS = {23, 270}  # select, pselect6
-POLLS = {7, 271}  # poll, ppoll
-POLLIN = 0x1
 
 
 @dataclass(frozen=True)
@@ -53,6 +50,7 @@ class View:
 class Reader:
     pid: int
     echo_off: bool
+    name: str | None = None  # the reader's program, where this machine's /proc cannot say
 
 
 DEV_TTY = os.makedev(5, 0)  # /dev/tty: the process's controlling terminal (sudo reads it)
@@ -95,30 +93,10 @@ def _memory(pid: int, address: int, size: int) -> bytes | None:
 
 
 def _watched_only_tty(pid: int, call: int, args: list[int], rdev: int) -> bool:
-    if call in READS:
-        return _is_tty(pid, args[0], rdev)
-    if call in SELECTS:
-        count, readfds = args[0], args[1]
-        if not 0 < count <= 1024 or readfds == 0 or args[2] or args[3]:
-            return False
-        bitmap = _memory(pid, readfds, (count + 63) // 64 * 8)
-        if bitmap is None:
-            return False
-        bits = int.from_bytes(bitmap, "little")
-        fds = [fd for fd in range(count) if bits >> fd & 1]
-        return bool(fds) and all(_is_tty(pid, fd, rdev) for fd in fds)
-    if call in POLLS:
-        address, count = args[0], args[1]
-        if not 0 < count <= 64:
-            return False
-        raw = _memory(pid, address, count * 8)
-        if raw is None:
-            return False
-        entries = [struct.unpack_from("iHH", raw, 8 * i) for i in range(count)]
-        watched = [fd for fd, events, _ in entries if fd >= 0 and events & POLLIN]
-        ttys = [fd for fd in watched if _is_tty(pid, fd, rdev)]
-        return bool(ttys) and all(fd in ttys or _wakes_itself(pid, fd) for fd in watched)
-    return False
+    return watched_only_tty(
+        call, args, X86_64, lambda fd: _is_tty(pid, fd, rdev),
+        lambda fd: _wakes_itself(pid, fd), lambda address, size: _memory(pid, address, size),
+    )
 
 
 def _blocked_on_tty(pid: int, rdev: int) -> bool:
@@ -136,8 +114,7 @@ def _blocked_on_tty(pid: int, rdev: int) -> bool:
 
 def echo_off(tty: str) -> bool:
     """Whether the terminal reads a line without showing it (ECHO off, ICANON on)."""
-    lflag = local_modes(tty)
-    return lflag is not None and not lflag & termios.ECHO and bool(lflag & termios.ICANON)
+    return secret(local_modes(tty), termios.ECHO, termios.ICANON)
 
 
 def reader(view: View) -> Reader | None:
@@ -178,15 +155,24 @@ def start_thread() -> None:
     _EXECUTOR.submit(int)
 
 
-async def until_reading(view: View) -> Reader:
-    """Return once one process of the run has been reading the terminal for ``BOUND``."""
+Look = Callable[[], Awaitable[Reader | None]]
+
+
+async def steady(look: Look) -> Reader:
+    """Return once ``look`` has found the same process reading the terminal for ``BOUND``."""
     first: Reader | None = None
     since = 0.0
     while True:
         now = anyio.current_time()
-        current = await asyncio.get_running_loop().run_in_executor(_EXECUTOR, reader, view)
+        current = await look()
         if current is None or first is None or current.pid != first.pid:
             first, since = current, now
         elif now - since >= BOUND:
             return current
         await anyio.sleep(STEP)
+
+
+async def until_reading(view: View) -> Reader:
+    """Return once one process of the run has been reading the terminal for ``BOUND``."""
+    loop = asyncio.get_running_loop()
+    return await steady(lambda: loop.run_in_executor(_EXECUTOR, reader, view))

@@ -13,7 +13,8 @@ from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName
 from muxport_execute.host import procs
-from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
+from muxport_execute.host.far_input import until_far_reading
+from muxport_execute.host.input_wait import Reader, start_thread, until_reading
 from muxport_execute.notes import stop_recovery, stopped_recovery
 from muxport_execute.pane.view import observe
 from muxport_execute.run.table import Run
@@ -123,17 +124,22 @@ def _tool_error(exc: BaseException) -> ToolError | None:
 async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
     reading: Reader | None = None
 
-    async def inputs(view: View, scope: anyio.CancelScope) -> None:
+    async def inputs(scope: anyio.CancelScope) -> None:
         nonlocal reading
-        reading = await until_reading(view)
+        if run.view is not None:  # this machine's /proc
+            reading = await until_reading(run.view)
+        elif run.far is not None:  # the far server's host's, through tmux
+            reading = await until_far_reading(ctx, run.far)
+        else:
+            return
         scope.cancel()
 
     if run.view is not None:
         start_thread()
     async with ctx.heartbeat(f"run {run.run_id} in {run.pane_id}", wait):
         async with anyio.create_task_group() as group:
-            if run.view is not None and not run.final:
-                group.start_soon(inputs, run.view, group.cancel_scope)
+            if not run.final:
+                group.start_soon(inputs, group.cancel_scope)
             await run.settled(wait)
             group.cancel_scope.cancel()
     seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
@@ -158,7 +164,7 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
             f"the command goes on in {run.pane_id}, but its exit status is lost: run_id "
             f"{run.run_id} ends with this server (capture_pane of {run.pane_id} shows its output)"
         )
-    elif run.view is None:
+    elif run.view is None and run.far is None:
         host = ctx.tmux.remote_host
         where = (f"on {host}, the served server's host (--ssh)," if host is not None else
                  "on the far side of a carrier (ssh, sudo, a container)")
@@ -178,6 +184,8 @@ def shown(run: Run, command: str) -> str:
 
 def reader_name(reading: Reader, shown: str) -> str:
     """The program that reads (tmux names the job's leader, the frame's subshell)."""
+    if reading.name is not None:  # a far host's process: its name came with it
+        return reading.name or shown
     return procs.command_name(reading.pid) or shown
 
 

@@ -22,6 +22,7 @@ from muxport_execute.frames.choose import Requested, choose
 from muxport_execute.frames.local import LocalStrategy
 from muxport_execute.frames.typed import TypedStrategy
 from muxport_execute.frames.typed_text import is_carrier
+from muxport_execute.host.far_input import FarView
 from muxport_execute.host.input_wait import View
 from muxport_execute.notes import program_name
 from muxport_execute.pane.ready import ready_shell
@@ -34,12 +35,14 @@ def _move(run: Run, to: State | Outcome) -> None:
     changed.set()
 
 
-def _fix(run: Run, frame: Strategy, view: View | None) -> None:
+def _fix(run: Run, frame: Strategy, view: View | FarView | None) -> None:
     """The run's frame and view, set once."""
-    run.frame, run.frame_name, run.view = frame, frame.name, view
+    run.frame, run.frame_name = frame, frame.name
+    run.view = view if isinstance(view, View) else None
+    run.far = view if isinstance(view, FarView) else None
 
 
-def _dispatch(run: Run, frame: Strategy, view: View | None) -> None:
+def _dispatch(run: Run, frame: Strategy, view: View | FarView | None) -> None:
     _fix(run, frame, view)
     run.began = time.monotonic()
     _move(run, "dispatched")

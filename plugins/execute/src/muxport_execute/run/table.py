@@ -29,6 +29,7 @@ import anyio
 from muxport import NotFound, Refused, Tmux, Toolbox
 
 from muxport_execute.frames.base import Ending, FrameName, Outcome, Strategy
+from muxport_execute.host.far_input import FarView
 from muxport_execute.host.input_wait import View
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.run import cleanup
@@ -65,6 +66,7 @@ class Run:
     changed: anyio.Event = field(default_factory=anyio.Event)  # set and renewed at each move
     frame_name: FrameName = "local"  # typed: through the terminal (frames/typed.py)
     view: View | None = None  # the run's processes are local: /proc shows input waits
+    far: FarView | None = None  # ...or a far server's host's: its /proc through tmux
 
     @property
     def final(self) -> bool:

@@ -1,0 +1,148 @@
+"""Is a run on a far server's host waiting for input? (``muxport --ssh``; docs/run-outcomes.md,
+"A server on another host".)
+
+The rules are a local run's (host/input_wait.py, host/input_rules.py); the facts come
+from the far host's ``/proc`` and the pane's terminal, gathered there by one shell that
+tmux starts (host/far_script.py): one tmux invocation per look, within the transport's
+deadline. Before the line is typed, ``far_view`` reads the terminal's foreground group
+(the shell's), as a local run reads it from ``/proc``.
+
+Any failure (no ``/proc`` there: not Linux; a look cut short; the connection lost) is
+"not waiting": the run then times out, as it did before. Nothing of this machine's
+``/proc`` or terminals is read for what the far host reports.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import anyio
+from muxport import Tmux, ToolContext
+
+from muxport_execute.host.far_script import FarProcess, Sight, commands, parse
+from muxport_execute.host.input_rules import (
+    CALLS,
+    LINUX_ECHO,
+    LINUX_ICANON,
+    secret,
+    watched_only_tty,
+)
+from muxport_execute.host.input_wait import STEP, Reader, steady
+
+log = logging.getLogger(__name__)
+DEV_TTY = "/dev/tty"  # the process's controlling terminal (sudo reads it)
+WAKE_UPS = ("anon_inode:[eventfd]", "anon_inode:[signalfd]")
+
+
+@dataclass(frozen=True)
+class FarView:
+    """What a far run's pane is made of, read before its line was typed."""
+
+    pane_pid: int
+    shell_group: int  # the terminal's foreground group then: the shell's
+    tty: str  # the far host's path of the pane's terminal (``#{pane_tty}``)
+
+
+def _is_tty(process: FarProcess, fd: int, view: FarView, sight: Sight) -> bool:
+    target = process.fds.get(fd)
+    if target == DEV_TTY:
+        return process.tty_nr == sight.tty_nr  # its controlling terminal is the pane's
+    return target == view.tty
+
+
+def _wakes(process: FarProcess, fd: int) -> bool:
+    """An eventfd, a signalfd or a named FIFO (fish's ``read``), not an anonymous pipe."""
+    target = process.fds.get(fd, "")
+    if target in WAKE_UPS:
+        return True
+    return fd in process.fifos and not target.startswith("pipe:")
+
+
+def _memory(process: FarProcess, size: int) -> bytes | None:
+    """The bytes the script read where the rule looks (the same address and size)."""
+    memory = process.memory
+    return memory if memory is not None and len(memory) == size else None
+
+
+def _reading(process: FarProcess, view: FarView, sight: Sight) -> bool:
+    calls = CALLS.get(sight.arch)
+    if calls is None or process.call is None or len(process.call) < 7:
+        return False
+    return watched_only_tty(
+        process.call[0], process.call[1:7], calls,
+        lambda fd: _is_tty(process, fd, view, sight), lambda fd: _wakes(process, fd),
+        lambda address, size: _memory(process, size),
+    )
+
+
+def decide(sight: Sight, view: FarView) -> Reader | None:
+    """The process of the run blocked reading the terminal in ``sight``, if any: the
+    terminal's foreground group is not the shell's, none of it runs, one of it reads."""
+    if sight.group <= 0 or sight.group == view.shell_group:
+        return None
+    found: FarProcess | None = None
+    for process in sight.processes.values():
+        if process.state in ("R", "D"):
+            return None  # something of the run is working
+        if found is None and _reading(process, view, sight):
+            found = process
+    if found is None:
+        return None
+    echo_off = secret(sight.lflag, LINUX_ECHO, LINUX_ICANON)
+    return Reader(found.pid, echo_off, found.name)
+
+
+async def _gather(tmux: Tmux, pane_pid: int, shell_group: int | None, tty: str) -> Sight | None:
+    """One look (one tmux invocation, within the transport's deadline); None on any
+    failure: a look never fails a run. Shielded: a look cut short would leave its buffer
+    behind (the same invocation shows and deletes it)."""
+    try:
+        with anyio.CancelScope(shield=True):
+            result = await tmux.run(
+                *commands(pane_pid, shell_group, tty, tmux.binary, tmux.socket_path),
+                check=False,
+            )
+    except Exception as exc:  # tmux_unresponsive, ssh_connection_lost, server_gone...
+        log.debug("a far look at pane pid %s failed: %s", pane_pid, exc)
+        return None
+    return parse(result.stdout)
+
+
+async def far_view(tmux: Tmux, pane_pid: str, tty: str) -> FarView | None:
+    """The pane's view, read right before its line is typed; None where the far host
+    cannot show it (then the run's timeout applies)."""
+    if not pane_pid.isdigit() or not tty.startswith("/dev/"):
+        return None
+    sight = await _gather(tmux, int(pane_pid), None, tty)
+    if sight is None or sight.group <= 0:
+        return None
+    return FarView(int(pane_pid), sight.group, tty)
+
+
+async def far_reader(ctx: ToolContext, view: FarView) -> Reader | None:
+    """The process of the run reading the terminal right now, if any. The look runs in
+    the background (``ctx.spawn``): a run that ends meanwhile is answered at once, while
+    its last look still finishes and deletes its buffer."""
+    done = anyio.Event()
+    seen: list[Sight | None] = [None]
+
+    async def look() -> None:
+        try:
+            seen[0] = await _gather(ctx.tmux, view.pane_pid, view.shell_group, view.tty)
+        finally:
+            done.set()
+
+    try:
+        ctx.spawn(look)
+    except RuntimeError:  # no background task group (not serving): look here
+        await look()
+    await done.wait()
+    return None if seen[0] is None else decide(seen[0], view)
+
+
+async def until_far_reading(ctx: ToolContext, view: FarView) -> Reader:
+    """Return once one process of the far run has been reading the terminal for ``BOUND``.
+    The first look waits ``STEP``: a short run costs the far host no look at all."""
+    await anyio.sleep(STEP)
+    return await steady(lambda: far_reader(ctx, view))

@@ -1,0 +1,188 @@
+"""waiting_for_input on a far server's host (issue 23; docs/run-outcomes.md, "A server on
+another host"): what one far shell gathered (host/far_script.py), decided by the rules of
+a local run (host/far_input.py), and the look itself through a real tmux server's
+``run-shell`` (here a local one: its host's /proc is this machine's, so the same script
+sees a real run). The looks over a real ssh connection are tests/ssh/test_ssh_input.py's.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+import anyio
+import pytest
+from muxport.testing import eventually, tool_context
+from muxport_execute.host.far_input import FarView, decide, far_reader, far_view
+from muxport_execute.host.far_input import until_far_reading as until_reading
+from muxport_execute.host.far_script import commands, parse
+from muxport_execute.run import driver
+from muxport_execute.run.answer import settle
+from muxport_execute.run.table import RunTable
+from test_execute_remote import FarTmux, started, tripwire
+
+__all__ = ["tripwire"]  # the fixture: no look at this machine's /proc or terminals
+
+pytestmark = pytest.mark.timeout(30)
+
+VIEW = FarView(100, 100, "/dev/pts/1")
+HEAD = "V 1\nT 34817 200\nA x86_64\nP 200 S 34817\nC 200 prog\n"
+TTY = "L 200 lrwx------ 1 u u 64 Dec  3 08:18 0 -> /dev/pts/1\n"
+ECHO = "E 4400:5:bf:8a3b:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0\n"
+HIDDEN = "E 4400:5:bf:8a33:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0\n"
+
+
+def _call(number: int, *args: int) -> str:
+    """A sleeper's /proc/PID/syscall line: its six arguments, then sp and pc."""
+    six = [*args, *[0] * (6 - len(args))]
+    return f"S 200 {number} " + " ".join(hex(a) for a in six) + " 0x7ffd 0x7ff0\n"
+
+
+def _sight(*lines: str) -> str:
+    return HEAD + "".join(lines)
+
+
+def _decided(text: str, view: FarView = VIEW) -> tuple[int, bool, str | None] | None:
+    sight = parse(text)
+    assert sight is not None
+    found = decide(sight, view)
+    return None if found is None else (found.pid, found.echo_off, found.name)
+
+
+def test_a_read_on_the_pane_s_terminal_is_waiting_with_echo_or_without():
+    read = _call(0, 0)
+    assert _decided(_sight(read, TTY, ECHO)) == (200, False, "prog")
+    assert _decided(_sight(read, TTY, HIDDEN)) == (200, True, "prog")  # a password prompt
+    assert _decided(_sight(read, TTY)) == (200, False, "prog")  # stty failed: not secret
+    # /dev/tty is the controlling terminal: the pane's when its tty_nr is the pane's
+    via_tty = "L 200 lr-x------ 1 u u 64 Dec  3 08:18 3 -> /dev/tty\n"
+    assert _decided(_sight(_call(0, 3), via_tty, HIDDEN)) == (200, True, "prog")
+    other = _sight(_call(0, 3), via_tty).replace("P 200 S 34817", "P 200 S 1")
+    assert _decided(other) is None
+    # another terminal, a file, the shell's own group, another architecture: not waiting
+    assert _decided(_sight(read, TTY.replace("pts/1", "pts/2"))) is None
+    assert _decided(_sight(read, TTY), FarView(100, 200, "/dev/pts/1")) is None
+    assert _decided(_sight(read, TTY).replace("x86_64", "riscv64")) is None
+
+
+def test_arm64_numbers_are_its_own():
+    arm = _sight(_call(63, 0), TTY).replace("x86_64", "aarch64")
+    assert _decided(arm) == (200, False, "prog")
+    assert _decided(arm.replace("S 200 63", "S 200 0")) is None  # io_setup there
+
+
+def test_poll_and_select_watch_the_terminal_alone_or_beside_a_wake_up():
+    entries = "M 200 00 00 00 00 01 00 00 00 05 00 00 00 01 00 00 00\n"
+    poll = _call(7, 0x7FFD00, 2)
+
+    def five(target: str) -> str:
+        return f"L 200 lrwx------ 1 u u 64 Dec  3 08:18 5 -> {target}\n"
+
+    assert _decided(_sight(poll, entries, TTY, five("anon_inode:[eventfd]"))) is not None
+    fifo = "F 200 5\n"
+    assert _decided(_sight(poll, entries, TTY, five("/home/u/.config/fish/f"), fifo))
+    assert _decided(_sight(poll, entries, TTY, five("pipe:[77]"), fifo)) is None
+    assert _decided(_sight(poll, entries, TTY, five("socket:[9]"))) is None  # a download
+    assert _decided(_sight(poll, TTY, five("anon_inode:[eventfd]"))) is None  # no memory
+    select = _call(270, 6, 0x7FFD00)  # descriptors 0 to 5
+    assert _decided(_sight(select, "M 200 01 00 00 00 00 00 00 00\n", TTY)) is not None
+    assert _decided(_sight(select, "M 200 21 00 00 00 00 00 00 00\n", TTY)) is None  # and 5
+
+
+def test_a_process_at_work_or_asleep_elsewhere_is_not_waiting():
+    read = _call(0, 0)
+    busy = _sight(read, TTY, "P 201 R 34817\n")
+    assert _decided(busy) is None
+    assert _decided(_sight(_call(35), TTY)) is None  # nanosleep
+    assert _decided(_sight("S 200 running\n", TTY)) is None
+
+
+@pytest.mark.parametrize("text", ["", "V 1\n", "V 1\nT x y\n", "garbage\nT 1 2\n",
+                                  "V 1\nT 1 2\nP 3\nS 9 0\nM 3 zz\nL 3 \n"])
+def test_what_is_not_a_sight_is_none_or_shown_as_far_as_it_goes(text):
+    sight = parse(text)
+    assert sight is None or decide(sight, VIEW) is None
+
+
+def test_the_script_reaches_sh_exactly_through_format_expansion():
+    (run, *rest), = [commands(7, 9, "/dev/pts/3 x", "/opt/t mux/tmux", "/tmp/s#1")]
+    script = run[1]
+    assert run[0] == "run-shell" and "#" in script
+    assert all(len(run) % 2 == 0 for run in re.findall("#+", script))  # every # doubled
+    plain = script.replace("##", "#")
+    assert "${s##*\\)}" in plain and "'/opt/t mux/tmux' -S '/tmp/s#1' set-buffer" in plain
+    assert plain.startswith("p=7 g0=9 t='/dev/pts/3 x'\n") and plain.endswith("exit 0\n")
+    for shell in ("dash", "bash", "busybox"):
+        if shutil.which(shell):
+            argv = [shell, "sh", "-n"] if shell == "busybox" else [shell, "-n"]
+            done = subprocess.run([*argv, "-c", plain], capture_output=True, text=True,
+                                  timeout=10, check=False)
+            assert done.returncode == 0, (shell, done.stderr)
+    name = rest[0][2]
+    assert rest == [("show-buffer", "-b", name), ("delete-buffer", "-b", name)]
+
+
+async def test_a_look_through_run_shell_sees_a_real_reader(tmux_server, shell_pane, mcp_client):
+    pane = shell_pane("bash")
+    async with mcp_client(toolsets=["execute"]) as (_, app):
+        ctx = tool_context(app)
+        tmux = ctx.tmux
+        pid, tty = tmux_server.cmd("display", "-p", "-t", pane.pane_id,
+                                   "#{pane_pid} #{pane_tty}").split()
+        view = await far_view(tmux, pid, tty)
+        assert view is not None and view.shell_group == int(pid)
+        assert await far_reader(ctx, view) is None  # the shell has the terminal
+        pane.type("sh -c 'read -r x'")
+        with anyio.fail_after(10):
+            found = await until_reading(ctx, view)
+        assert (found.echo_off, found.name) == (False, "sh")
+        # a look cut short by the run's end still shows and deletes its buffer, and
+        # leaves the server up (3.5a to 3.7c crash on a run-shell that prints late)
+        for delay in (0.0, 0.01, 0.03):
+            with anyio.move_on_after(delay):
+                await far_reader(ctx, view)
+        pane.type("done")
+        await eventually(lambda: tmux_server.cmd("list-buffers", "-F", "#{buffer_name}"),
+                         lambda out: out.strip() == "", what="no buffer left")
+        assert tmux_server.cmd("display", "-p", "-t", pane.pane_id,
+                               "#{pane_in_mode}").strip() == "0"
+        assert await far_view(tmux, pid, "not-a-tty") is None
+        assert await far_view(tmux, "999999999", tty) is None  # no such process
+
+
+class LookingTmux(FarTmux):
+    """A far server whose host answers every look: a run's python3 reads /dev/tty, the
+    pane's terminal, with echo off (``getpass``)."""
+
+    script = ""
+
+    def _answer(self, command: Sequence[str]) -> str:
+        if command[0] == "run-shell":
+            self.script = command[1]
+            return ""
+        if command[0] == "show-buffer":
+            if " g0= " in self.script:  # before the line is typed: the shell's group
+                return "V 1\nT 34817 4242\n"
+            return ("V 1\nT 34817 4343\nA x86_64\nP 4343 S 34817\nC 4343 python3\n"
+                    + _call(0, 3).replace("200", "4343")
+                    + "L 4343 lrwx------ 1 u u 64 Dec  3 08:18 3 -> /dev/tty\n"
+                    + HIDDEN)
+        return super()._answer(command)
+
+
+async def test_a_far_run_reading_with_echo_off_is_seen_from_the_far_host_alone(
+    tripwire, monkeypatch
+):
+    far = LookingTmux("bash")
+    ctx, _ = started(far, monkeypatch)
+    run = await driver.start(ctx, RunTable(), "%1", "python3 -c 'import getpass'", True, "auto")
+    assert run.view is None and run.far is not None and run.far.shell_group == 4242
+    async with anyio.create_task_group() as group:
+        monkeypatch.setattr(ctx, "spawn", group.start_soon)  # the looks run in the background
+        answer = await settle(ctx, run, 20, None)
+    assert (answer.outcome, answer.echo_off) == ("waiting_for_input", True)
+    assert answer.note is not None and "echo off" in answer.note
+    looks = [c for call in far.calls for c in call if c[0] == "run-shell"]
+    assert len(looks) >= 3  # the shell's group, then two looks BOUND apart
