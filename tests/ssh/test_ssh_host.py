@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pytest
-from muxport.testing import CheckedCalls, stdio_client
+from muxport.testing import CheckedCalls, eventually_blocking, stdio_client
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -111,3 +111,36 @@ async def test_socket_name_names_a_server_of_the_far_user(far):
         listed = await CheckedCalls(client)("list_sessions")
         assert [s["name"] for s in listed["sessions"]] == ["theirs"]
     assert not far.has_socket()  # no daemon was started beside it
+
+
+# far past the 4000 characters a typed line may hold (a quote takes 4), in POSIX shells
+# and fish alike; a heredoc writing a file, as agents do, in the POSIX ones
+LONG = ("printf '%s' '" + "A" * 4500 + "' | wc -c; echo \"it's\" 'say \"hi\"'; exit 4")
+LONG_LINE = " ".join(["it's \"quoted\" %s \\ $HOME"] * 10)
+HEREDOC = ("f=$(mktemp); cat > \"$f\" <<'END'\n" + "\n".join([LONG_LINE] * 40) + "\nEND\n"
+           "wc -l < \"$f\"; tail -n 1 \"$f\"; rm \"$f\"")
+
+
+def fish_pane(server: Any) -> str:
+    """A far fish at its prompt (the kit's shell panes are POSIX shells)."""
+    pane = server.cmd("new-window", "-P", "-F", "#{pane_id}", "fish", "--no-config").strip()
+    eventually_blocking(lambda: server.lines("capture-pane", "-p", "-t", pane),
+                        lambda rows: any(row.rstrip().endswith(">") for row in rows),
+                        what="fish's prompt", within=20)
+    return pane
+
+
+async def test_a_command_longer_than_a_typed_line_runs_on_the_far_server(far):
+    async with far.client(["execute"]) as client:
+        call = CheckedCalls(client)
+        server = far.server()
+        for shell in ("bash", "zsh", "dash", "fish"):
+            pane = fish_pane(server) if shell == "fish" else server.shell_pane(shell).pane_id
+            done = await call("run_shell_command", pane_id=pane, command=LONG)
+            assert (done["output"], done["exit_status"]) == (["4500", "it's say \"hi\""], 4), shell
+            assert done["frame"] == "typed", shell
+            if shell != "fish":
+                done = await call("run_shell_command", pane_id=pane, command=HEREDOC)
+                assert (done["output"], done["exit_status"]) == (["40", LONG_LINE], 0), shell
+            # the line took the program from a buffer and deleted it: none is left
+            assert [b for b in server.buffers() if "muxport" in b] == [], shell

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import anyio
 from muxport.testing import CheckedCalls, tool_context
-from muxport_execute.paste import PasteArgs, chunks, paste_text
+from muxport_execute.frames.typed_buffer import chunks
+from muxport_execute.paste import PasteArgs, paste_text
 from muxport_execute.run.table import RunTable
 
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import anyio
 from muxport import INPUT, Args, PaneId, Result, ToolContext, tool
 from muxport.policy import check_input
 from pydantic import Field, field_validator
 
+from muxport_execute.frames.typed_buffer import chunks
 from muxport_execute.run.table import RunTable
 
 MAX_TEXT_BYTES = 1_048_576
-# One tmux command line must stay under 16 KiB; larger text is appended in pieces.
-CHUNK_BYTES = 12_000
+# One tmux command line must stay under 16 KiB; larger text is appended in pieces
+# (frames/typed_buffer.chunks).
 
 
 class PasteArgs(Args):
@@ -35,19 +35,6 @@ class Pasted(Result):
     pane_id: str
     characters: int = Field(description="characters pasted (without enter's)")
     lines: int
-
-
-def chunks(text: str, limit: int = CHUNK_BYTES) -> Iterator[str]:
-    """``text`` in pieces of at most ``limit`` UTF-8 bytes, never splitting a character."""
-    start, size = 0, 0
-    for index, char in enumerate(text):
-        width = len(char.encode())
-        if size + width > limit:
-            yield text[start:index]
-            start, size = index, 0
-        size += width
-    if start < len(text):
-        yield text[start:]
 
 
 @tool(INPUT, title="Paste text")

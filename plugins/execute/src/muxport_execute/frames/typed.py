@@ -18,6 +18,7 @@ import anyio
 from muxport import ToolContext
 from muxport.policy import check_input
 
+from muxport_execute.frames import typed_buffer
 from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName, extract
 from muxport_execute.frames.choose import Reach
 from muxport_execute.frames.typed_check import check_far_line
@@ -58,6 +59,9 @@ class TypedStrategy:
     tty: str = ""
     far: FarView | None = None  # a far shell's pane, as its host's /proc shows it (--ssh)
     watch: TypedWatch | None = None
+    buffer: str = ""  # the tmux buffer a far shell reads the program from (typed_buffer)
+    fetch: str = ""  # the far shell's command that prints and deletes it
+    held: ToolContext | None = None  # set while the buffer may be there
 
     @property
     def name(self) -> FrameName:
@@ -73,9 +77,14 @@ class TypedStrategy:
         self.tty = seen["tty"] if ctx.tmux.remote_host is None else ""
         reach = self.reach
         frame = new_typed_frame(reach.kind or "posix")
+        if ctx.tmux.remote_host is not None and reach.kind is not None and not reach.carrier:
+            # a far server's own shell can read a tmux buffer: no length limit
+            self.buffer = f"muxport-run-{frame.nonce[:16]}"  # the half history forgets by
+            self.fetch = typed_buffer.fetch(ctx.tmux.binary, ctx.tmux.socket_path, self.buffer)
         kinds: tuple[Kind, ...] = ("posix", "fish") if reach.kind is None else (reach.kind,)
         for each in kinds:  # refuses a command too long to type, before anything is typed
-            dataclasses.replace(frame, kind=each).typed_line(self.command, self.suppress_history)
+            dataclasses.replace(frame, kind=each).typed_line(self.command, self.suppress_history,
+                                                             self.fetch)
         self.frame = frame
         if reach.kind is None:
             if seen["alternate_on"] == "1":
@@ -130,8 +139,11 @@ class TypedStrategy:
         assert self.frame is not None
         # /proc only where it shows the run's processes (not a far host's pids)
         group = procs.foreground_group(self.pane_pid) if self.reach.local_view else None
-        await type_line(ctx, self.pane_id, self.frame.typed_line(self.command,
-                                                                 self.suppress_history))
+        line = self.frame.typed_line(self.command, self.suppress_history, self.fetch)
+        if self.fetch and self.fetch in line:
+            await typed_buffer.hold(ctx, self.buffer, self.frame.program(self.command))
+            self.held = ctx  # the line deletes the buffer; close() does if it never ran
+        await type_line(ctx, self.pane_id, line)
         local = None
         if self.reach.local_view and self.pane_pid.isdigit():
             local = View(int(self.pane_pid), group, self.tty)
@@ -153,4 +165,8 @@ class TypedStrategy:
         return rows if self.frame is None else self.frame.scrub(rows)
 
     async def close(self) -> None:
-        """Nothing to release: a typed frame writes nothing anywhere."""
+        """A typed frame writes nothing anywhere, but for a program handed over in a
+        buffer that its line never took."""
+        if self.held is not None:
+            await typed_buffer.drop(self.held, self.buffer)
+            self.held = None

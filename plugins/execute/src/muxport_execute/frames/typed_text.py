@@ -135,14 +135,13 @@ class TypedFrame(Markers):
                 return int(match.group(1))
         return None
 
-    def typed_line(self, command: str, suppress_history: bool) -> str:
-        """The line to type (without the Enter); InvalidArgument when it is too long."""
-        encoded = encode(self.program(command))
-        if self.kind == "fish":
-            line = f"{VI_SAFE}sh -c (printf '{encoded}' | string collect)"
-        else:
-            line = f"{VI_SAFE}eval \"$(printf '{encoded}')\""
-        line = " " + line if suppress_history else line
+    def typed_line(self, command: str, suppress_history: bool, fetch: str = "") -> str:
+        """The line to type (without the Enter); InvalidArgument when it is too long.
+        ``fetch``: a far shell's command that prints the program from a tmux buffer
+        (frames/typed_buffer.py), typed instead of a line too long to type."""
+        line = self._line(f"printf '{encode(self.program(command))}'", suppress_history)
+        if len(line) > MAX_TYPED and fetch:
+            return self._line(fetch, suppress_history)
         if len(line) > MAX_TYPED:
             raise InvalidArgument(
                 f"this command needs a typed line of {len(line)} characters, and a typed frame "
@@ -153,6 +152,14 @@ class TypedFrame(Markers):
                 data={"reason": "typed_too_long", "length": len(line), "limit": MAX_TYPED},
             )
         return line
+
+    def _line(self, printer: str, suppress_history: bool) -> str:
+        """The line that runs what ``printer`` prints, as the far shell's kind needs."""
+        if self.kind == "fish":
+            line = f"{VI_SAFE}sh -c ({printer} | string collect)"
+        else:
+            line = f"{VI_SAFE}eval \"$({printer})\""
+        return " " + line if suppress_history else line
 
     def probe_line(self) -> str:
         return f" {VI_SAFE}printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
