@@ -1,6 +1,6 @@
 """``waiting_for_input`` and ``echo_off`` for runs on a far server (``muxport --ssh``,
 issue 23): read from the far host's ``/proc`` and the pane's terminal by one shell that
-tmux starts there (``run-shell``), nothing installed on that host. A real sshd on
+tmux starts there (``if-shell``), nothing installed on that host. A real sshd on
 127.0.0.1, a real test user as the far user, the installed launcher over real stdio.
 """
 

@@ -125,7 +125,7 @@ def installation() -> dict[str, Any]:
         "waiting_for_input": {
             "available": _proc_shows_syscalls(),
             "where": "runs on this machine (local panes, su): /proc; a shell's runs on a "
-            "server on another host (--ssh): that host's /proc, read by tmux run-shell; "
+            "server on another host (--ssh): that host's /proc, read by tmux if-shell; "
             "over ssh, sudo and containers in a pane the timeout applies",
         },
     }

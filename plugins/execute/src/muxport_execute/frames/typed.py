@@ -99,11 +99,17 @@ class TypedStrategy:
                     "the pane's terminal reads a line with echo off (the carrier asks for a "
                     "password or passphrase; ask the user to type it): nothing was typed", [],
                 )
-        async with anyio.create_task_group() as group:
-            if ctx.tmux.remote_host is not None and not reach.carrier:
-                # a far shell: its host's /proc, read (the shell's group) while the line is
-                # checked, which leaves the terminal to the shell as typing finds it
-                group.start_soon(self._far_view, ctx, seen["tty"])
+        if ctx.tmux.remote_host is not None and not reach.carrier:
+            # a far shell: its host's /proc, read (the shell's group) while the line is
+            # checked, which leaves the terminal to the shell as typing finds it
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._far_view, ctx, seen["tty"])
+                    await check_far_line(ctx, self.pane_id, self.session_id, self.shell,
+                                         self.pending)
+            except BaseExceptionGroup as caught:
+                raise _single(caught) from None
+        else:
             await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
         if reach.kind is None:
             kind, lines = await self._probe(ctx, frame)
@@ -170,3 +176,13 @@ class TypedStrategy:
         if self.held is not None:
             await typed_buffer.drop(self.held, self.buffer)
             self.held = None
+
+
+def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception a task group raised, unwrapped (a Refused of the line's check)."""
+    while len(group.exceptions) == 1:
+        inner = group.exceptions[0]
+        if not isinstance(inner, BaseExceptionGroup):
+            return inner
+        group = inner
+    return group

@@ -8,16 +8,20 @@ deadline. Before the line is typed, ``far_view`` reads the terminal's foreground
 (the shell's), as a local run reads it from ``/proc``.
 
 Any failure (no ``/proc`` there: not Linux; a look cut short; the connection lost) is
-"not waiting": the run then times out, as it did before. Nothing of this machine's
-``/proc`` or terminals is read for what the far host reports.
+"not waiting", and the run looks no more (``LookFailed``): the run then times out, as it
+did before, and a look that hangs on the far host (a stuck mount) leaves at most one shell
+there per run. At most ``LOOKS`` looks of one muxport run at once. Nothing of this
+machine's ``/proc`` or terminals is read for what the far host reports.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import anyio
+from anyio.lowlevel import RunVar
 from muxport import Tmux, ToolContext
 
 from muxport_execute.host.far_script import FarProcess, Sight, commands, parse
@@ -33,6 +37,24 @@ from muxport_execute.host.input_wait import STEP, Reader, steady
 log = logging.getLogger(__name__)
 DEV_TTY = "/dev/tty"  # the process's controlling terminal (sudo reads it)
 WAKE_UPS = ("anon_inode:[eventfd]", "anon_inode:[signalfd]")
+LOOKS = 2  # far looks of one muxport at once (a local run's looks share one thread)
+CUT_TRIES = 8  # later looks that delete the buffer of a look cut short
+CUT_KEPT = 16  # such buffers remembered at most
+_limiter: RunVar[anyio.CapacityLimiter] = RunVar("muxport_far_looks")
+_cut: OrderedDict[str, int] = OrderedDict()  # buffers of looks cut short: tries left
+
+
+class LookFailed(Exception):
+    """A look at the far host failed: the run looks no more (its timeout applies)."""
+
+
+@dataclass
+class _Looks:
+    """One run's looks: the one in flight (waited for, never doubled), whether one failed."""
+
+    in_flight: anyio.Event | None = None
+    seen: list[Sight | None] = field(default_factory=list)  # the look in flight's answer
+    failed: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +64,7 @@ class FarView:
     pane_pid: int
     shell_group: int  # the terminal's foreground group then: the shell's
     tty: str  # the far host's path of the pane's terminal (``#{pane_tty}``)
+    looks: _Looks = field(default_factory=_Looks, compare=False, repr=False)
 
 
 def _is_tty(process: FarProcess, fd: int, view: FarView, sight: Sight) -> bool:
@@ -79,7 +102,7 @@ def _reading(process: FarProcess, view: FarView, sight: Sight) -> bool:
 def decide(sight: Sight, view: FarView) -> Reader | None:
     """The process of the run blocked reading the terminal in ``sight``, if any: the
     terminal's foreground group is not the shell's, none of it runs, one of it reads."""
-    if sight.group <= 0 or sight.group == view.shell_group:
+    if sight.group <= 0 or sight.group == view.shell_group or sight.beyond:
         return None
     found: FarProcess | None = None
     for process in sight.processes.values():
@@ -93,19 +116,43 @@ def decide(sight: Sight, view: FarView) -> Reader | None:
     return Reader(found.pid, echo_off, found.name)
 
 
+def _limit() -> anyio.CapacityLimiter:
+    try:
+        return _limiter.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(LOOKS)
+        _limiter.set(limiter)
+        return limiter
+
+
+def _stale() -> list[str]:
+    """The buffers of looks cut short that this look deletes first (each ``CUT_TRIES``
+    times: a far shell that was slow may set its buffer after the first try)."""
+    names = list(_cut)
+    for name in names:
+        _cut[name] -= 1
+        if _cut[name] <= 0:
+            del _cut[name]
+    return names
+
+
 async def _gather(tmux: Tmux, pane_pid: int, shell_group: int | None, tty: str) -> Sight | None:
     """One look (one tmux invocation, within the transport's deadline); None on any
     failure: a look never fails a run. Shielded: a look cut short would leave its buffer
-    behind (the same invocation shows and deletes it)."""
-    try:
-        with anyio.CancelScope(shield=True):
-            result = await tmux.run(
-                *commands(pane_pid, shell_group, tty, tmux.binary, tmux.socket_path),
-                check=False,
-            )
-    except Exception as exc:  # tmux_unresponsive, ssh_connection_lost, server_gone...
-        log.debug("a far look at pane pid %s failed: %s", pane_pid, exc)
-        return None
+    behind (the same invocation shows and deletes it); one cut by the deadline or an
+    error still may, and the next look deletes it."""
+    with anyio.CancelScope(shield=True):
+        async with _limit():
+            found = commands(pane_pid, shell_group, tty, tmux.binary, tmux.socket_path,
+                             _stale())
+            try:
+                result = await tmux.run(*found, check=False)
+            except Exception as exc:  # tmux_unresponsive, ssh_connection_lost, server_gone...
+                log.debug("a far look at pane pid %s failed: %s", pane_pid, exc)
+                _cut[found[-1][-1]] = CUT_TRIES
+                while len(_cut) > CUT_KEPT:
+                    _cut.popitem(last=False)
+                return None
     return parse(result.stdout)
 
 
@@ -121,28 +168,45 @@ async def far_view(tmux: Tmux, pane_pid: str, tty: str) -> FarView | None:
 
 
 async def far_reader(ctx: ToolContext, view: FarView) -> Reader | None:
-    """The process of the run reading the terminal right now, if any. The look runs in
-    the background (``ctx.spawn``): a run that ends meanwhile is answered at once, while
-    its last look still finishes and deletes its buffer."""
-    done = anyio.Event()
-    seen: list[Sight | None] = [None]
+    """The process of the run reading the terminal right now, if any; ``LookFailed`` when
+    a look failed (this one or an earlier one of the run). The look runs in the background
+    (``ctx.spawn``): a run that ends meanwhile is answered at once, while its last look
+    still finishes and deletes its buffer; a look still in flight is waited for, not
+    doubled (a wait_for_run after a cut answer)."""
+    looks = view.looks
+    if looks.failed:
+        raise LookFailed
+    if looks.in_flight is None:
+        seen: list[Sight | None] = [None]
+        done = looks.in_flight = anyio.Event()
+        looks.seen = seen
 
-    async def look() -> None:
+        async def look() -> None:
+            try:
+                seen[0] = await _gather(ctx.tmux, view.pane_pid, view.shell_group, view.tty)
+            finally:
+                looks.failed = looks.failed or seen[0] is None
+                looks.in_flight = None
+                done.set()
+
         try:
-            seen[0] = await _gather(ctx.tmux, view.pane_pid, view.shell_group, view.tty)
-        finally:
-            done.set()
-
-    try:
-        ctx.spawn(look)
-    except RuntimeError:  # no background task group (not serving): look here
-        await look()
+            ctx.spawn(look)
+        except RuntimeError:  # no background task group (not serving): look here
+            await look()
+    else:
+        done, seen = looks.in_flight, looks.seen
     await done.wait()
-    return None if seen[0] is None else decide(seen[0], view)
+    if seen[0] is None:
+        raise LookFailed
+    return decide(seen[0], view)
 
 
 async def until_far_reading(ctx: ToolContext, view: FarView) -> Reader:
     """Return once one process of the far run has been reading the terminal for ``BOUND``.
     The first look waits ``STEP``: a short run costs the far host no look at all."""
     await anyio.sleep(STEP)
-    return await steady(lambda: far_reader(ctx, view))
+    try:
+        return await steady(lambda: far_reader(ctx, view))
+    except LookFailed:
+        await anyio.sleep_forever()  # the run's timeout applies
+        raise

@@ -1,26 +1,33 @@
 """What a far server's host says about a pane's run: ONE shell there, started by tmux
-(``run-shell``, with ``/bin/sh`` as the server's user), gathers what ``waiting_for_input``
+(``if-shell``, with ``/bin/sh`` as the server's user), gathers what ``waiting_for_input``
 needs from that host's ``/proc`` and the pane's terminal; ``parse`` reads it back
 (docs/run-outcomes.md, "A server on another host"). Nothing is installed there: the
-script uses the shell's builtins, ``uname``, ``ls``, ``dd``, ``od`` and ``stty``
+script uses the shell's builtins, ``uname``, ``ls``, ``dd``, ``od``, ``head`` and ``stty``
 (coreutils or busybox), and the far tmux binary.
 
 Per look, for the pane's first process: its terminal and that terminal's foreground
 group (``T``). Where the group is not the shell's (the run holds the terminal), the
-architecture (``A``), then for each process of the group (at most 16): its state and
-terminal (``P``), a sleeper's system call and arguments (``S``), its name (``C``), the
+architecture (``A``), then for each process of the group (at most 16; past that ``X``:
+"not waiting"): its state and terminal (``P``), a sleeper's system call and arguments
+(``S``), its name (``C``); for a process in ``read``, ``select`` or ``poll`` only, the
 memory a ``select``/``poll`` watches (``M``, read with ``dd`` from ``/proc/PID/mem``),
-its descriptors (``L``: ``ls -l`` of ``/proc/PID/fd``) and which of them are FIFOs or
-pipes (``F``); last the terminal's modes (``E``: ``stty -g``). A process running
-(``R``, ``D``) ends the look at once: the run is working. Every line is ASCII.
+its descriptors (``L PID FD -> TARGET``; a target that is not ``pipe:``, ``socket:``,
+``anon_inode:`` or under ``/dev/`` is shown as ``file``) and, for a ``poll`` only,
+which of those files are FIFOs (``F``: the only check that stats a path); last the
+terminal's modes (``E``: ``stty -g``). A process running (``R``, ``D``) ends the look at
+once: the run is working. Every line is printed with ``printf '%s\\n'`` (never ``echo``,
+which interprets backslashes in dash) under ``LC_ALL=C``.
 
-The script prints nothing and ends with status 0 whatever failed: it hands what it
-gathered to a named tmux buffer (the far tmux binary, as a client of its own server),
-which the same invocation shows and deletes. A ``run-shell`` that prints, or fails, is
-not safe: tmux 3.3a and 3.4 print its output into a pane (view mode), and 3.5a to 3.7c
-crash when it prints after its client went away (a look cut short by its deadline or
-by the run's end: docs/tmux-facts.md, "run-shell"). Its every ``#`` is doubled
-(``run-shell`` expands formats in its argument).
+The script prints nothing and ends with status 1 whatever happened: ``if-shell`` without
+an else-command then runs nothing, and prints nothing whatever the status or signal
+(``run-shell`` prints ``'SCRIPT' returned N``, which lands in a pane on 3.3a and 3.4 and
+crashes 3.5a to 3.7c when its client is gone: docs/tmux-facts.md, "if-shell"). It hands
+what it gathered to a named tmux buffer (the far tmux binary, as a client of its own
+server), which the same invocation shows and deletes. That text is ONE argument of the
+far client's ``set-buffer``, whose whole command must fit tmux's 16384-byte message (a
+larger one is refused, silently here): past ``BUDGET`` bytes only the ``T`` line and an
+``X`` line are handed back. Its every ``#`` is doubled (``if-shell`` expands formats in
+its argument).
 """
 
 from __future__ import annotations
@@ -29,67 +36,86 @@ import itertools
 import os
 import secrets
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from muxport.formats import literal
 
 MAX_PROCESSES = 16
+BUDGET = 12000  # bytes of gathered text at most: the far set-buffer's message stays < 16 KiB
 
 LOOK = r"""look() {
   read -r s < /proc/$p/stat || return
   s=${s##*\)}; set -- $s
-  echo "T $5 $6"
+  printf '%s\n' "T $5 $6"
   g=$6 n=0
   [ -n "$g0" ] && [ "$g" -gt 0 ] && [ "$g" != "$g0" ] || return
-  echo "A $(uname -m)"
+  printf '%s\n' "A $(uname -m)"
   for d in /proc/[0-9]*; do
     read -r s < $d/stat || continue
     s=${s##*\)}; set -- $s
     [ "$3" = "$g" ] || continue
     i=${d#/proc/} n=$((n + 1))
-    [ $n -le %(max)d ] || break
-    echo "P $i $1 $5"
+    if [ $n -gt %(max)d ]; then printf 'X\n'; return; fi
+    printf '%s\n' "P $i $1 $5"
     case $1 in R|D) return;; esac
     read -r c < $d/syscall || continue
-    echo "S $i $c"
-    read -r m < $d/comm && echo "C $i $m"
+    printf '%s\n' "S $i $c"
+    read -r m < $d/comm && printf '%s\n' "C $i $m"
     set -- $c
     case $1 in
-      7|73|271) a=$2 z=$(($3 * 8));;
-      23|72|270) a=$3 z=$((($2 + 63) / 64 * 8));;
-      *) z=0;;
+      7|73|271) a=$2 z=$(($3 * 8)) k=poll;;
+      23|72|270) a=$3 z=$((($2 + 63) / 64 * 8)) k=select;;
+      0|19|63|65) z=0 k=read;;
+      *) continue;;
     esac
     [ $z -gt 0 ] && [ $z -le 512 ] &&
-      echo M $i $(dd if=$d/mem bs=1 skip=$(($a)) count=$z | od -An -v -tx1)
-    ls -l $d/fd/ | while read -r l; do echo "L $i $l"; done
-    for f in $d/fd/*; do [ -p $f ] && echo "F $i ${f##*/}"; done
+      printf '%s\n' "M $i $(dd if=$d/mem bs=1 skip=$(($a)) count=$z | od -An -v -tx1)"
+    ls -l $d/fd/ | while read -r l; do
+      case $l in *' -> '*) ;; *) continue;; esac
+      h=${l%%' -> '*} r=${l#*' -> '}; f=${h##* }
+      case $r in
+        pipe:*|socket:*|anon_inode:*|/dev/*) ;;
+        *) [ $k = poll ] && [ -p $d/fd/$f ] && printf '%s\n' "F $i $f"; r=file;;
+      esac
+      [ ${#r} -le 64 ] || r=long
+      printf '%s\n' "L $i $f -> $r"
+    done
   done
-  echo "E $(stty -g < $t)"
+  printf '%s\n' "E $(stty -g < $t)"
 }
 out=$(look 2>/dev/null)
+[ ${#out} -le %(budget)d ] || out="$(printf '%s\n' "$out" | head -n 1)
+X"
 """
 # poll/ppoll (x86_64 7 and 271, arm64 73) watch an array at their first argument;
-# select/pselect6 (x86_64 23 and 270, arm64 72) a bitmap at their second. Either
-# architecture's numbers are read on both: a wrong guess reads a few bytes nobody uses.
+# select/pselect6 (x86_64 23 and 270, arm64 72) a bitmap at their second; read/readv
+# (x86_64 0 and 19, arm64 63 and 65). Either architecture's numbers are read on both: a
+# wrong guess reads a few bytes nobody uses.
 
 _names = itertools.count(1)
 _PREFIX = f"muxport-look-{os.getpid()}-{secrets.token_hex(3)}"  # one muxport's looks
 
 
 def commands(
-    pane_pid: int, shell_group: int | None, tty: str, binary: str, socket: str
+    pane_pid: int, shell_group: int | None, tty: str, binary: str, socket: str,
+    stale: Iterable[str] = (),
 ) -> tuple[tuple[str, ...], ...]:
-    """The commands of ONE tmux invocation whose stdout is the gathered text (``parse``).
-    ``shell_group`` None: only the pane's terminal and its foreground group (``T``)."""
+    """The commands of ONE tmux invocation whose stdout is the gathered text (``parse``);
+    its buffer's name is the last command's last word. ``shell_group`` None: only the
+    pane's terminal and its foreground group (``T``). ``stale``: buffers of looks cut
+    short, deleted quietly by the far shell first (a missing one fails only there)."""
     name = f"{_PREFIX}-{next(_names)}"
+    tmux = f"{shlex.quote(binary)} -S {shlex.quote(socket)}"
     script = (
+        "set +e\nexport LC_ALL=C QUOTING_STYLE=literal\n"
         f"p={pane_pid} g0={'' if shell_group is None else shell_group} t={shlex.quote(tty)}\n"
-        + LOOK.replace("%(max)d", str(MAX_PROCESSES))
-        + f"{shlex.quote(binary)} -S {shlex.quote(socket)} set-buffer -b {name} -- "
-        + "\"V 1\n$out\" >/dev/null 2>&1\nexit 0\n"
+        + "".join(f"{tmux} delete-buffer -b {shlex.quote(old)} >/dev/null 2>&1\n"
+                  for old in stale)
+        + LOOK.replace("%(max)d", str(MAX_PROCESSES)).replace("%(budget)d", str(BUDGET))
+        + f"{tmux} set-buffer -b {name} -- \"V 1\n$out\" >/dev/null 2>&1\nexit 1\n"
     )
-    return (("run-shell", literal(script)), ("show-buffer", "-b", name),
+    return (("if-shell", literal(script), ""), ("show-buffer", "-b", name),
             ("delete-buffer", "-b", name))
 
 
@@ -116,6 +142,7 @@ class Sight:
     arch: str = ""
     processes: dict[int, FarProcess] = field(default_factory=dict)  # in /proc's order
     lflag: int | None = None  # the terminal's termios local modes
+    beyond: bool = False  # ``X``: more than the look may say (too many processes, bytes)
 
 
 def _call(words: Sequence[str]) -> list[int] | None:
@@ -126,7 +153,9 @@ def _call(words: Sequence[str]) -> list[int] | None:
 
 
 def _record(sight: Sight, kind: str, rest: str) -> None:
-    if kind == "A":
+    if kind == "X":
+        sight.beyond = True
+    elif kind == "A":
         sight.arch = rest.strip()
     elif kind == "E":
         modes = rest.split(":")
