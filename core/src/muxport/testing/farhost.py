@@ -33,6 +33,7 @@ from muxport._internal.facts import for_server
 from muxport.testing import reach
 from muxport.testing.clients import selection_env, stdio_client
 from muxport.testing.server import TmuxServer
+from muxport.testing.waiting import eventually_blocking
 
 DAEMON_NAME = "muxport"  # the dedicated daemon's socket name (connection.DAEMON_NAME)
 SSH_CODES = frozenset({"ssh_unreachable", "ssh_auth_refused", "ssh_host_key",
@@ -129,11 +130,15 @@ class FarHost:
         return found
 
     def kill_master(self) -> int:
-        """SIGKILL the one ssh master connection to this host; its pid."""
+        """SIGKILL the one ssh master connection to this host and wait until it is dead
+        (kill returns before the process has run its death: a call made at once could
+        still reach the dying master); its pid."""
         masters = self.masters()
         if len(masters) != 1:
             raise AssertionError(f"expected one ssh master to {self.destination}: {masters}")
         os.kill(masters[0], signal.SIGKILL)
+        eventually_blocking(lambda: _state(masters[0]), lambda state: state in ("Z", "X", ""),
+                            what=f"the killed ssh master {masters[0]} dying", within=5)
         return masters[0]
 
     def reset(self) -> None:
@@ -150,6 +155,15 @@ class FarHost:
         shutil.rmtree(sockets, ignore_errors=True)
         for leftover in self.user.home.glob("muxport-far-*"):
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _state(pid: int) -> str:
+    """The process state letter of ``pid`` ("Z": dead, not yet reaped; "": gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return ""
+    return stat.rpartition(b") ")[2][:1].decode()
 
 
 def _argv(pid: str) -> list[str]:
