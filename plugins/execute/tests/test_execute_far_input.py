@@ -18,7 +18,7 @@ import pytest
 from muxport import Refused, TmuxResult
 from muxport.testing import eventually, tool_context
 from muxport_execute.frames import typed
-from muxport_execute.host.far_input import FarView, decide, far_reader, far_view
+from muxport_execute.host.far_input import FarLooks, FarView, decide, far_reader, far_view
 from muxport_execute.host.far_input import until_far_reading as until_reading
 from muxport_execute.host.far_script import commands, parse
 from muxport_execute.run import driver
@@ -30,7 +30,7 @@ __all__ = ["tripwire"]  # the fixture: no look at this machine's /proc or termin
 
 pytestmark = pytest.mark.timeout(30)
 
-VIEW = FarView(100, 100, "/dev/pts/1")
+VIEW = FarView(100, 100, "/dev/pts/1", FarLooks())
 HEAD = "V 1\nT 34817 200\nA x86_64\nP 200 S 34817\nC 200 prog\n"
 TTY = "L 200 0 -> /dev/pts/1\n"
 ECHO = "E 4400:5:bf:8a3b:3:1c:7f:15:4:0:1:0:11:13:1a:0:12:f:17:16:0:0\n"
@@ -66,7 +66,7 @@ def test_a_read_on_the_pane_s_terminal_is_waiting_with_echo_or_without():
     assert _decided(other) is None
     # another terminal, a file, the shell's own group, another architecture: not waiting
     assert _decided(_sight(read, TTY.replace("pts/1", "pts/2"))) is None
-    assert _decided(_sight(read, TTY), FarView(100, 200, "/dev/pts/1")) is None
+    assert _decided(_sight(read, TTY), FarView(100, 200, "/dev/pts/1", FarLooks())) is None
     assert _decided(_sight(read, TTY).replace("x86_64", "riscv64")) is None
 
 
@@ -153,7 +153,8 @@ async def test_a_look_through_run_shell_sees_a_real_reader(tmux_server, shell_pa
         tmux = ctx.tmux
         pid, tty = tmux_server.cmd("display", "-p", "-t", pane.pane_id,
                                    "#{pane_pid} #{pane_tty}").split()
-        view = await far_view(tmux, pid, tty)
+        looks = FarLooks()
+        view = await far_view(tmux, looks, pid, tty)
         assert view is not None and view.shell_group == int(pid)
         assert await far_reader(ctx, view) is None  # the shell has the terminal
         pane.type("sh -c 'read -r x'")
@@ -174,8 +175,8 @@ async def test_a_look_through_run_shell_sees_a_real_reader(tmux_server, shell_pa
                          lambda out: out.strip() == "", what="no buffer left")
         assert tmux_server.cmd("display", "-p", "-t", pane.pane_id,
                                "#{pane_in_mode}").strip() == "0"
-        assert await far_view(tmux, pid, "not-a-tty") is None
-        assert await far_view(tmux, "999999999", tty) is None  # no such process
+        assert await far_view(tmux, looks, pid, "not-a-tty") is None
+        assert await far_view(tmux, looks, "999999999", tty) is None  # no such process
 
 
 class LookingTmux(FarTmux):
@@ -231,8 +232,9 @@ async def test_a_look_cut_short_ends_the_run_s_looks_and_its_buffer_goes_next(
 ):
     far = StuckTmux("bash")
     ctx, _ = started(far, monkeypatch)
-    run = await driver.start(ctx, RunTable(), "%1", "cat", True, "auto")
-    assert run.far is not None
+    table = RunTable()
+    run = await driver.start(ctx, table, "%1", "cat", True, "auto")
+    assert run.far is not None and run.far.server is table.far_looks
     async with anyio.create_task_group() as group:
         monkeypatch.setattr(ctx, "spawn", group.start_soon)
         answer = await settle(ctx, run, 1.5, None)
@@ -241,7 +243,10 @@ async def test_a_look_cut_short_ends_the_run_s_looks_and_its_buffer_goes_next(
     looks = [c for call in far.calls for c in call if c[0] == "if-shell"]
     assert len(looks) == 2  # the shell's group, then one look that hung
     cut = [call for call in far.calls if call[0][0] == "if-shell"][-1][-1][-1]
-    assert await far_view(ctx.tmux, "4242", "/dev/pts/1") is not None
+    # another server's looks share nothing with this one's: its look deletes no buffer
+    assert await far_view(ctx.tmux, FarLooks(), "4242", "/dev/pts/1") is not None
+    assert "delete-buffer -b" not in far.calls[-1][0][1]
+    assert await far_view(ctx.tmux, table.far_looks, "4242", "/dev/pts/1") is not None
     assert f"delete-buffer -b {cut} >/dev/null 2>&1" in far.calls[-1][0][1]
 
 

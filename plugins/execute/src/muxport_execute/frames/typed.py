@@ -26,7 +26,7 @@ from muxport_execute.frames.typed_end import shown
 from muxport_execute.frames.typed_follow import TypedWatch, follow, look_until, type_line
 from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed_kind
 from muxport_execute.host import procs
-from muxport_execute.host.far_input import FarView, far_view
+from muxport_execute.host.far_input import FarLooks, FarView, far_view
 from muxport_execute.host.input_wait import View, echo_off
 from muxport_execute.notes import typed_not_started
 from muxport_execute.pane import view
@@ -54,6 +54,7 @@ class TypedStrategy:
     pane_pid: str
     shell: str  # the pane's foreground program (the carrier, or su's far shell)
     pending: PendingInput
+    far_looks: FarLooks  # the server's looks at a far host (--ssh), shared by its runs
     frame: TypedFrame | None = None
     session_id: str = ""
     tty: str = ""
@@ -124,7 +125,7 @@ class TypedStrategy:
         return None
 
     async def _far_view(self, ctx: ToolContext, tty: str) -> None:
-        self.far = await far_view(ctx.tmux, self.pane_pid, tty)
+        self.far = await far_view(ctx.tmux, self.far_looks, self.pane_pid, tty)
 
     async def _probe(self, ctx: ToolContext, frame: TypedFrame) -> tuple[Kind | None, list[str]]:
         """Type the probe line; the far shell's kind, or None (and what the pane shows).

@@ -10,8 +10,9 @@ deadline. Before the line is typed, ``far_view`` reads the terminal's foreground
 Any failure (no ``/proc`` there: not Linux; a look cut short; the connection lost) is
 "not waiting", and the run looks no more (``LookFailed``): the run then times out, as it
 did before, and a look that hangs on the far host (a stuck mount) leaves at most one shell
-there per run. At most ``LOOKS`` looks of one muxport run at once. Nothing of this
-machine's ``/proc`` or terminals is read for what the far host reports.
+there per run. At most ``LOOKS`` looks of one server run at once (``FarLooks``, the
+server's: nothing is global, docs/architecture.md, "State"). Nothing of this machine's
+``/proc`` or terminals is read for what the far host reports.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import anyio
-from anyio.lowlevel import RunVar
 from muxport import Tmux, ToolContext
 
 from muxport_execute.host.far_script import FarProcess, Sight, commands, parse
@@ -37,15 +37,44 @@ from muxport_execute.host.input_wait import STEP, Reader, steady
 log = logging.getLogger(__name__)
 DEV_TTY = "/dev/tty"  # the process's controlling terminal (sudo reads it)
 WAKE_UPS = ("anon_inode:[eventfd]", "anon_inode:[signalfd]")
-LOOKS = 2  # far looks of one muxport at once (a local run's looks share one thread)
+LOOKS = 2  # far looks of one server at once (a local run's looks share one thread)
 CUT_TRIES = 8  # later looks that delete the buffer of a look cut short
 CUT_KEPT = 16  # such buffers remembered at most
-_limiter: RunVar[anyio.CapacityLimiter] = RunVar("muxport_far_looks")
-_cut: OrderedDict[str, int] = OrderedDict()  # buffers of looks cut short: tries left
 
 
 class LookFailed(Exception):
     """A look at the far host failed: the run looks no more (its timeout applies)."""
+
+
+@dataclass
+class FarLooks:
+    """The far looks of one server, shared by its runs (the run table holds it): at most
+    ``LOOKS`` at once, and the buffers of looks cut short, with the tries left to each."""
+
+    cut: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    _slots: anyio.CapacityLimiter | None = field(default=None, init=False, repr=False)
+
+    def slots(self) -> anyio.CapacityLimiter:
+        """The limiter of the server's looks, made at the first look (in the event loop)."""
+        if self._slots is None:
+            self._slots = anyio.CapacityLimiter(LOOKS)
+        return self._slots
+
+    def stale(self) -> list[str]:
+        """The buffers of looks cut short that this look deletes first (each ``CUT_TRIES``
+        times: a far shell that was slow may set its buffer after the first try)."""
+        names = list(self.cut)
+        for name in names:
+            self.cut[name] -= 1
+            if self.cut[name] <= 0:
+                del self.cut[name]
+        return names
+
+    def cut_short(self, name: str) -> None:
+        """Remember the buffer of a look cut short (the newest ``CUT_KEPT``)."""
+        self.cut[name] = CUT_TRIES
+        while len(self.cut) > CUT_KEPT:
+            self.cut.popitem(last=False)
 
 
 @dataclass
@@ -64,6 +93,7 @@ class FarView:
     pane_pid: int
     shell_group: int  # the terminal's foreground group then: the shell's
     tty: str  # the far host's path of the pane's terminal (``#{pane_tty}``)
+    server: FarLooks = field(compare=False, repr=False)  # the looks of the run's server
     looks: _Looks = field(default_factory=_Looks, compare=False, repr=False)
 
 
@@ -116,55 +146,35 @@ def decide(sight: Sight, view: FarView) -> Reader | None:
     return Reader(found.pid, echo_off, found.name)
 
 
-def _limit() -> anyio.CapacityLimiter:
-    try:
-        return _limiter.get()
-    except LookupError:
-        limiter = anyio.CapacityLimiter(LOOKS)
-        _limiter.set(limiter)
-        return limiter
-
-
-def _stale() -> list[str]:
-    """The buffers of looks cut short that this look deletes first (each ``CUT_TRIES``
-    times: a far shell that was slow may set its buffer after the first try)."""
-    names = list(_cut)
-    for name in names:
-        _cut[name] -= 1
-        if _cut[name] <= 0:
-            del _cut[name]
-    return names
-
-
-async def _gather(tmux: Tmux, pane_pid: int, shell_group: int | None, tty: str) -> Sight | None:
+async def _gather(
+    tmux: Tmux, server: FarLooks, pane_pid: int, shell_group: int | None, tty: str
+) -> Sight | None:
     """One look (one tmux invocation, within the transport's deadline); None on any
     failure: a look never fails a run. Shielded: a look cut short would leave its buffer
     behind (the same invocation shows and deletes it); one cut by the deadline or an
     error still may, and the next look deletes it."""
     with anyio.CancelScope(shield=True):
-        async with _limit():
+        async with server.slots():
             found = commands(pane_pid, shell_group, tty, tmux.binary, tmux.socket_path,
-                             _stale())
+                             server.stale())
             try:
                 result = await tmux.run(*found, check=False)
             except Exception as exc:  # tmux_unresponsive, ssh_connection_lost, server_gone...
                 log.debug("a far look at pane pid %s failed: %s", pane_pid, exc)
-                _cut[found[-1][-1]] = CUT_TRIES
-                while len(_cut) > CUT_KEPT:
-                    _cut.popitem(last=False)
+                server.cut_short(found[-1][-1])
                 return None
     return parse(result.stdout)
 
 
-async def far_view(tmux: Tmux, pane_pid: str, tty: str) -> FarView | None:
-    """The pane's view, read right before its line is typed; None where the far host
-    cannot show it (then the run's timeout applies)."""
+async def far_view(tmux: Tmux, server: FarLooks, pane_pid: str, tty: str) -> FarView | None:
+    """The pane's view, read right before its line is typed (a look of ``server``'s); None
+    where the far host cannot show it (then the run's timeout applies)."""
     if not pane_pid.isdigit() or not tty.startswith("/dev/"):
         return None
-    sight = await _gather(tmux, int(pane_pid), None, tty)
+    sight = await _gather(tmux, server, int(pane_pid), None, tty)
     if sight is None or sight.group <= 0:
         return None
-    return FarView(int(pane_pid), sight.group, tty)
+    return FarView(int(pane_pid), sight.group, tty, server)
 
 
 async def far_reader(ctx: ToolContext, view: FarView) -> Reader | None:
@@ -183,7 +193,8 @@ async def far_reader(ctx: ToolContext, view: FarView) -> Reader | None:
 
         async def look() -> None:
             try:
-                seen[0] = await _gather(ctx.tmux, view.pane_pid, view.shell_group, view.tty)
+                seen[0] = await _gather(ctx.tmux, view.server, view.pane_pid, view.shell_group,
+                                        view.tty)
             finally:
                 looks.failed = looks.failed or seen[0] is None
                 looks.in_flight = None

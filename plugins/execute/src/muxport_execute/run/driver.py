@@ -95,7 +95,7 @@ async def _frame(
                    remote_host=ctx.tmux.remote_host)
     if reach.frame == "typed":
         return TypedStrategy(run.pane_id, run.run_id, command, suppress_history, reach,
-                             cohort.pane_pid, shell, table.pending)
+                             cohort.pane_pid, shell, table.pending, table.far_looks)
     return LocalStrategy(run.pane_id, run.run_id, command, suppress_history,
                          reach.kind == "fish", cohort.pane_pid, shell, table.pending)
 

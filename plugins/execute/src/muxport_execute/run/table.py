@@ -29,7 +29,7 @@ import anyio
 from muxport import NotFound, Refused, Tmux, Toolbox
 
 from muxport_execute.frames.base import Ending, FrameName, Outcome, Strategy
-from muxport_execute.host.far_input import FarView
+from muxport_execute.host.far_input import FarLooks, FarView
 from muxport_execute.host.input_wait import View
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.run import cleanup
@@ -98,11 +98,13 @@ class Run:
 
 class RunTable(Toolbox):
     """The execute toolset's lifespan object: its runs by id (oldest first, its only
-    record of runs) and the panes where its own input waits on the line."""
+    record of runs), the panes where its own input waits on the line and its runs' looks
+    at a far host (one table per server: nothing is global)."""
 
     def __init__(self) -> None:
         self.runs: OrderedDict[str, Run] = OrderedDict()
         self.pending = PendingInput()
+        self.far_looks = FarLooks()
         self.cleaned = cleanup.Cleaned()
 
     async def start(self, tmux: Tmux) -> None:
