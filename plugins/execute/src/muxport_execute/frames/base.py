@@ -155,6 +155,16 @@ def _own(rows: list[str], frame: Markers) -> tuple[list[str], int]:
     return out, hidden
 
 
+def resumed_note(hidden: int) -> str:
+    """What an answer says of a run stopped (C-z) and resumed whose output left out the
+    ``hidden`` rows the pane showed meanwhile (``_own``)."""
+    return (
+        f"the run was stopped (C-z) and resumed: {hidden} rows the pane showed meanwhile "
+        "(the job lines, the fg line, what was typed and run there) are left out of its "
+        "output"
+    )
+
+
 def _trimmed(lines: list[str]) -> list[str]:
     while lines and not lines[-1]:
         lines.pop()

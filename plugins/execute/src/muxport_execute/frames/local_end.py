@@ -17,7 +17,7 @@ import anyio
 from anyio.abc import Process
 from muxport import Tmux, TmuxUnresponsive
 
-from muxport_execute.frames.base import Ending
+from muxport_execute.frames.base import Ending, resumed_note
 from muxport_execute.frames.local_files import Frame
 from muxport_execute.host import procs, shell_reads
 from muxport_execute.notes import REWRITTEN, gone_note, missing_start
@@ -155,10 +155,7 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
     elif not found.started:
         note = missing_start(seen.history_full)
     if found.hidden:  # said beside any other note: the output is the command's alone
-        note = "; ".join(filter(None, (note, (
-            f"the run was stopped (C-z) and resumed: {found.hidden} rows the pane showed "
-            "meanwhile (the job lines, the fg line, what was typed and run there) are left "
-            "out of its output"))))
+        note = "; ".join(filter(None, (note, resumed_note(found.hidden))))
     lines, invalid = found.lines, None
     if w.copy is not None and found.started and found.ended:
         invalid, lines = await raw_bytes.check(w.copy, lines)

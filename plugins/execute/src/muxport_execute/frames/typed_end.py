@@ -23,7 +23,6 @@ from muxport_execute.notes import program_name
 from muxport_execute.pane.view import Observation
 
 STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
-FISH_JOB = "sh -c (printf '(trap \\047printf"  # a fish job line about a typed frame
 _STOPPED = re.compile(r"\b(?:Stopped|suspended|has stopped)\b")
 SHOWN = 5  # lines of the pane quoted in a note
 
@@ -48,7 +47,7 @@ def job_state(frame: TypedFrame, lines: list[str]) -> Literal["stopped", "runnin
     rows = [row.rstrip() for row in lines]
     starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
     after = rows[starts[-1] + 1 :] if starts else []
-    jobs = [row for row in after if frame.halves in row or FISH_JOB in row]
+    jobs = [row for row in after if frame.is_job(row)]
     if not jobs:
         return None
     return "stopped" if _STOPPED.search(jobs[-1]) else "running"

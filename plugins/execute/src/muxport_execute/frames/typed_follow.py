@@ -21,7 +21,7 @@ from typing import TypeVar
 import anyio
 from muxport import TmuxUnresponsive, ToolContext, ToolError, watcher
 
-from muxport_execute.frames.base import Emit, Ending, extract
+from muxport_execute.frames.base import Emit, Ending, extract, resumed_note
 from muxport_execute.frames.typed_end import far_end, job_state, shown
 from muxport_execute.frames.typed_text import TypedFrame
 from muxport_execute.host.input_wait import View
@@ -128,12 +128,17 @@ async def follow(w: TypedWatch, emit: Emit) -> Ending:
                       reason="no_start_marker", pane_lines=shown(seen.lines))
     found = extract(w.frame, seen.lines)
     note: str | None = None
-    if was_stopped:
+    # stopped and resumed: the job lines and what the pane showed between them are left
+    # out (frames/base.py, ``_own``); where the job lines were not all seen, they stay
+    kept = was_stopped and not found.hidden
+    if kept:
         note = (
             "the run was stopped (C-z) and resumed: the output holds the far shell's "
             "job lines too (the frame's source among them)"
         )
+    elif found.hidden:
+        note = resumed_note(found.hidden)
     elif not found.started:
         note = missing_start(seen.history_full)
-    framed = found.started and not was_stopped
+    framed = found.started and not kept
     return Ending("completed", found.status, found.lines, framed, not framed, note)

@@ -58,6 +58,7 @@ CARRIERS = frozenset(
     {"ssh", "mosh-client", "su", "sudo", "doas", "docker", "podman", "kubectl", "nsenter",
      "machinectl", "script"}
 )
+FISH_JOB = "sh -c (printf '(trap \\047printf"  # a fish job line about a typed frame
 VI_SAFE = ": /;"  # see the module's docstring
 _PLAIN = frozenset(chr(c) for c in range(0x20, 0x7F)) - set("'\\%!")
 
@@ -87,6 +88,12 @@ class TypedFrame(Markers):
     @property
     def halves(self) -> str:
         return f"{self.nonce[:16]} {self.nonce[16:]}"
+
+    def is_job(self, row: str) -> bool:
+        """A far shell's job line about this frame (C-z, fg): it quotes the frame's source,
+        so it holds the nonce's halves; fish cuts its job lines short before them, so there
+        the start of the typed fish frame stands for them (any typed run's, in fish)."""
+        return self.halves in row or (self.kind == "fish" and FISH_JOB in row)
 
     @property
     def probe_pattern(self) -> re.Pattern[str]:
