@@ -51,6 +51,9 @@ def rc_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
         elif shell == "bash":
             (home / "bashrc").write_text(text)
             command = f"exec {env} bash --noprofile --rcfile {home}/bashrc -i"
+        elif shell == "posh":  # posh reads no ENV: only a login shell's ~/.profile
+            (home / ".profile").write_text(text)
+            command = f"exec {env} posh -l -i"
         else:  # busybox: its sh applet
             (home / "env").write_text(text)
             applet = "busybox sh" if shell == "busybox" else shell

@@ -109,6 +109,26 @@ async def test_more_shells_run_back_to_back_and_refuse_a_pending_read(stdio_clie
         assert refused is not None and refused["reason"] == "not_at_prompt", refused
 
 
+async def test_posh_is_refused_with_its_reason_and_the_way_out_works(stdio_client, rc_pane):
+    """posh reads its prompt like a ``read``: refused as unsupported, nothing typed; the
+    note's send_keys and wait_for_text run the command there."""
+    pane = rc_pane("posh")
+    async with stdio_client(toolsets=TOOLSETS) as client:
+        call = CheckedCalls(client)
+        result = await client.call_tool(
+            "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+        meta = dict(result.meta or {})
+        text = result.content[0].text
+        assert (meta["reason"], meta["retryable"]) == ("unsupported_shell", False), text
+        assert "send_keys" in text and "pending read" in text, text
+        assert not any("ran" in row for row in pane.screen())  # nothing was typed
+        await call("send_keys", {"pane_id": pane.pane_id, "keys": ["echo way-$((6*7))",
+                                                                   "Enter"]})
+        shown = await call("wait_for_text", {"pane_id": pane.pane_id,
+                                             "patterns": ["way-42"], "timeout": 10})
+        assert shown["outcome"] in ("matched", "present_at_entry"), (shown, pane.screen())
+
+
 async def test_a_persons_program_in_a_young_pane_is_not_a_starting_shell(
     stdio_client, shell_pane
 ):

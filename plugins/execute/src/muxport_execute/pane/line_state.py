@@ -11,7 +11,8 @@ would swallow it. What is checked, from the pane's cursor row and its terminal:
   command, so canonical mode means the shell reads some other way (``read``,
   ``select``). A shell without a line editor (dash) blocked reading the terminal one
   byte at a time is in ``read`` (``shell_reads.pending_read``). posh reads its prompt's
-  line that way too, so it is refused as reading (its frame does not run there yet).
+  line that way too, from a buffer no other process can tell from its ``read``'s, so
+  posh is refused with its own reason (``unsupported_shell``, ``pane/ready.py``).
 - ``busy``: a shell with a line editor, the terminal canonical, but running or blocked in
   something else: between commands (prompt hooks, an rc file working in the shell
   itself), not reading; its prompt is waited for (``pane/ready.py``).

@@ -109,6 +109,15 @@ async def check_line(
             retryable=True,
             data={"reason": "starting", "pane_id": pane_id, "command": shell},
         )
+    if verdict == "reading" and shell == "posh":
+        raise Refused(
+            f"not typing into pane {pane_id}: posh reads its prompt's line exactly as a "
+            "`read` does (one byte at a time, the terminal in canonical mode), so muxport "
+            "cannot tell its prompt from a pending read; type into it with send_keys "
+            "(the command, then Enter) and wait_for_text, or start sh, dash or bash there",
+            retryable=False,
+            data={"reason": "unsupported_shell", "pane_id": pane_id, "command": shell},
+        )
     if verdict == "reading":
         raise _refuse(pane_id, "not_at_prompt", "the shell is reading input (a pending read)", line)
     if verdict == "job":
