@@ -5,26 +5,13 @@ starts, wait for the prompt instead of being refused."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from muxport.testing import CheckedCalls
+from muxport.testing.hooks import BUSY_LOOP, HOOKS, PLUGINS_INSTALLED
 
 pytestmark = pytest.mark.timeout(180)
 
 TOOLSETS = ["inspect", "execute"]
-BUSY_LOOP = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"
-ZSH_PLUGINS = (
-    "source /usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh\n"
-    "source /usr/share/zsh-syntax-highlighting/zsh-syntax-highlighting.zsh\n"
-)
-PLUGINS_INSTALLED = all(os.path.exists(line.split()[1]) for line in ZSH_PLUGINS.splitlines())
-HOOKS = {
-    # prompt frameworks and pyenv's virtualenv hook do work in the shell itself
-    "bash-prompt-command": ("bash", f"PROMPT_COMMAND='{BUSY_LOOP}'"),
-    "zsh-precmd": ("zsh", f"precmd() {{ {BUSY_LOOP}; }}"),
-    "zsh-plugins": ("zsh", ZSH_PLUGINS),
-}
 
 
 @pytest.mark.parametrize("config", sorted(HOOKS))

@@ -4,7 +4,8 @@ server's JSON-RPC lines read within a deadline), ``text_block`` (an answer's tex
 read back), a fake transport,
 ``tool_context`` for calling a tool directly, ``eventually`` (``eventually_blocking``
 in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costliest
-client regexes) for tools that take patterns.
+client regexes) for tools that take patterns. ``muxport.testing.hooks`` holds rc files
+whose prompt hooks keep a shell busy between commands.
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
