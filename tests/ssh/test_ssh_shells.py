@@ -7,30 +7,10 @@ back, no gap, each exact."""
 from __future__ import annotations
 
 import pytest
-from muxport.testing import CheckedCalls, eventually_blocking
-from muxport.testing.farhost import FarServer
+from muxport.testing import CheckedCalls, eventually
 from muxport.testing.hooks import HOOKS, PLUGINS_INSTALLED
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def rc_window(server: FarServer, name: str) -> str:
-    """A window of the far server whose shell has case ``name``'s rc file, at its prompt."""
-    shell, rc = HOOKS[name]
-    home = server.dir / f"rc-{name}"
-    home.mkdir(mode=0o755)
-    prompt = "unsetopt PROMPT_SP\nPROMPT='$ '\n" if shell == "zsh" else "PS1='$ '\n"
-    if shell == "zsh":
-        (home / ".zshrc").write_text(prompt + rc + "\n")
-        command = f"env ZDOTDIR={home} zsh -i"
-    else:
-        (home / "bashrc").write_text(prompt + rc + "\n")
-        command = f"bash --noprofile --rcfile {home}/bashrc -i"
-    pane = server.cmd("new-window", "-P", "-F", "#{pane_id}", command).strip()
-    eventually_blocking(lambda: server.lines("capture-pane", "-p", "-t", pane),
-                        lambda rows: "$" in (row.rstrip() for row in rows),
-                        what=f"the far {shell}'s prompt", within=20)
-    return pane
 
 
 @pytest.mark.parametrize("name", sorted(HOOKS))
@@ -40,8 +20,59 @@ async def test_back_to_back_runs_in_far_shells_with_busy_prompt_hooks(far, name)
     async with far.client(["execute", "manage"]) as client:
         call = CheckedCalls(client)
         await call("create_session", {"session_name": "hooks"})  # the far daemon's first
-        p = rc_window(far.server(), name)
+        p = far.server().rc_window(*HOOKS[name], name)
         for n in range(20):  # no gap between them
             done = await call("run_shell_command", {"pane_id": p, "command": f"echo run{n}"})
             assert (done["outcome"], done["output"], done["exit_status"]) == (
                 "completed", [f"run{n}"], 0), (n, done)
+
+
+ZSH = "HISTSIZE=100; SAVEHIST=100"
+HISTORIES = {  # the far shell, its rc lines, how the person lists its history
+    "bash": ("bash", "HISTSIZE=100", "history"),
+    "zsh": ("zsh", ZSH, "fc -ln 1"),
+    "zsh-inc-append": ("zsh", ZSH + "; setopt incappendhistory", "fc -ln 1"),
+    "zsh-share": ("zsh", ZSH + "; setopt sharehistory extendedhistory", "fc -ln 1"),
+}
+MINE = ("echo before-$((6*7))", "echo after-$((6*7))")
+LONG = "printf '%s' '" + "A" * 4500 + "' | wc -c"  # through a tmux buffer, not typed
+
+
+def muxport_lines(text: str) -> list[str]:
+    return [row for row in text.splitlines() if ": /;" in row or "muxport-run-" in row]
+
+
+@pytest.mark.parametrize("name", sorted(HISTORIES))
+async def test_no_muxport_line_in_a_far_shells_history(far, name):
+    """A person's command, three runs (one through a buffer), the person's other command,
+    the history listed and the shell left: neither the list nor the file holds a line
+    of muxport's, and each of the person's lines once (zsh without HIST_IGNORE_SPACE)."""
+    shell, rc, listing = HISTORIES[name]
+    async with far.client(["execute", "inspect", "manage"]) as client:
+        call = CheckedCalls(client)
+        await call("create_session", {"session_name": "history"})  # the far daemon's first
+        server = far.server()
+        p = server.rc_window(shell, rc, name)
+        home = server.dir / name
+
+        async def person(line: str, shows: str) -> None:
+            await call("send_keys", {"pane_id": p, "keys": [line, "Enter"]})
+            seen = await call("wait_for_text", {"pane_id": p, "patterns": [shows],
+                                                "timeout": 10})
+            assert seen["outcome"] in ("matched", "present_at_entry"), seen
+
+        await person(MINE[0], "before-42")
+        for command, out in (("echo one", "one"), (LONG, "4500"), ("echo three", "three")):
+            done = await call("run_shell_command", {"pane_id": p, "command": command})
+            assert (done["outcome"], done["output"]) == ("completed", [out]), done
+        await person(MINE[1], "after-42")
+        await call("send_keys", {"pane_id": p, "keys": [f"{listing} >{home}/listed; exit",
+                                                        "Enter"]})
+
+        def panes() -> list[str]:
+            return server.cmd("list-panes", "-a", "-F", "#{pane_id}").split()
+
+        await eventually(panes, lambda ids: p not in ids, what=f"the far {shell} to exit")
+    for text in ((home / "listed").read_text(), (home / "history").read_text()):
+        assert muxport_lines(text) == [], text
+        assert all(text.count(mine) == 1 for mine in MINE), text

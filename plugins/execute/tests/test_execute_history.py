@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from execute_kit import run
-from muxport.testing import ShellPane, TmuxServer, eventually
+from muxport.testing import CheckedCalls, ShellPane, TmuxServer, eventually
 
 pytestmark = pytest.mark.timeout(120)
 MINE = ("echo mine-before", "echo mine-after")
@@ -190,3 +190,34 @@ async def test_typed_runs_leave_no_line_in_a_far_bash(stdio_client, reach_pane, 
     text = listed.read_text()
     assert text.count(f"echo {before}") == 1 and text.count(f"echo {after}") == 1, text
     assert "printf" not in text and "eval" not in text, text
+
+
+async def test_no_muxport_line_in_a_far_zsh_behind_su(stdio_client, reach_pane, test_user):
+    """A typed frame (su carries the shell) into a zsh without HIST_IGNORE_SPACE: the
+    probe finds zsh, and the program keeps its line and the probe's out of the list and
+    the file (frames/history.py, ``zsh_typed``)."""
+    p = reach_pane("su").pane_id
+    listed, history = test_user.home / "zsh-listed", test_user.home / "zsh-history"
+    (test_user.home / ".zshrc").write_text(ZSH + f"HISTFILE={history}\n")  # zsh -f saves none
+    async with stdio_client(toolsets=["execute", "inspect"]) as client:
+        call = CheckedCalls(client)
+
+        async def person(line: str, shows: str) -> None:
+            await call("send_keys", {"pane_id": p, "keys": [line, "Enter"]})
+            seen = await call("wait_for_text", {"pane_id": p, "patterns": [shows],
+                                                "timeout": 10})
+            assert seen["outcome"] in ("matched", "present_at_entry"), seen
+
+        await call("send_keys", {"pane_id": p, "keys": [
+            f"exec env ZDOTDIR={test_user.home} zsh", "Enter"]})
+        await person("echo before-$((6*7))", "before-42")
+        for n in range(RUNS):
+            done = await run(client, p, f"echo run-{n}")
+            assert (done["frame"], done["output"]) == ("typed", [f"run-{n}"]), done
+        await person("echo after-$((6*7))", "after-42")
+        await call("send_keys", {"pane_id": p, "keys": [f"fc -ln 1 >{listed}; exit", "Enter"]})
+        await eventually(lambda: history.exists() and "after" in history.read_text(),
+                         what="zsh to write its history file at exit")
+    for text in (listed.read_text(), history.read_text()):
+        assert [row for row in text.splitlines() if ": /;" in row] == [], text
+        assert all(text.count(f"echo {when}-") == 1 for when in ("before", "after")), text

@@ -159,8 +159,8 @@ async def test_a_run_in_a_far_shell_is_typed_from_the_screen_alone(command, trip
 async def test_a_carrier_in_a_far_pane_is_probed_without_its_terminal(tripwire, monkeypatch):
     far = FarTmux("ssh")
 
-    async def answered(self: TypedStrategy, ctx: Any, frame: Any) -> tuple[str, list[str]]:
-        return "posix", []  # the probe's own look needs control mode (a real server)
+    async def answered(self: TypedStrategy, ctx: Any, frame: Any) -> tuple[Any, list[str]]:
+        return frame, []  # a POSIX shell answered (its look needs a real server)
 
     monkeypatch.setattr(TypedStrategy, "_probe", answered)
     ctx, _ = started(far, monkeypatch)

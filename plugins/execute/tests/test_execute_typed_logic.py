@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from muxport_execute.frames.typed_check import far_program
 from muxport_execute.frames.typed_end import STOP_STATUSES, job_state
-from muxport_execute.frames.typed_text import VI_SAFE, new_typed_frame
+from muxport_execute.frames.typed_text import VI_SAFE, new_typed_frame, probed
 
 
 @pytest.mark.parametrize("row", [
@@ -43,6 +43,24 @@ def test_the_far_shell_marks_how_the_frame_left():
     assert 148 in STOP_STATUSES and 137 not in STOP_STATUSES
     assert frame.typed_line("true", True).startswith(" " + VI_SAFE + "eval ")
     assert frame.probe_line().startswith(" " + VI_SAFE + "printf ")
+
+
+def test_the_probe_tells_posix_fish_and_zsh_and_only_zsh_gets_its_history_part():
+    frame = new_typed_frame("posix")
+    answers = {"": ("posix", False), "5.9": ("posix", True)}
+    for zsh, (kind, is_zsh) in answers.items():
+        found = probed(frame, ["$ ", f"{frame.nonce}:p::{zsh}", "$ "])
+        assert found is not None and (found.kind, found.zsh) == (kind, is_zsh)
+    fish = probed(frame, [f"{frame.nonce}:p:3.6.0:"])
+    assert fish is not None and fish.kind == "fish"
+    assert probed(frame, [f"{new_typed_frame('posix').nonce}:p::"]) is None
+    found = probed(frame, [f"{frame.nonce}:p::5.9"])
+    assert found is not None and "zshaddhistory" in found.program("true")
+    assert "zshaddhistory" not in frame.program("true")
+    # a command that leaves no room for zsh's part is typed without it
+    long = "echo " + "x" * 2800
+    assert len(found.typed_line(long, True)) <= 4000
+    assert "zshaddhistory" not in found.program(long, False)
 
 
 def test_the_far_shells_job_lines_tell_stopped_from_resumed():

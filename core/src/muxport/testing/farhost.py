@@ -44,11 +44,14 @@ class FarServer(TmuxServer):
     """A running tmux server of the far user, reached by root over its socket.
 
     ``shell_pane`` works as on a kit server: its rc files go to a directory in the far
-    user's home (the far shells read them); ``kill()`` kills the server and its panes."""
+    user's home (the far shells read them), as ``rc_window``'s, whose shell has rc lines
+    of the test's and writes its history there; ``kill()`` kills the server and its
+    panes."""
 
     def __init__(self, socket_path: str, binary: str, user: reach.TestUser) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="muxport-far-", dir=user.home))
-        os.chown(self.dir, user.uid, pwd.getpwnam(user.name).pw_gid)
+        self.uid, self.gid = user.uid, pwd.getpwnam(user.name).pw_gid
+        os.chown(self.dir, self.uid, self.gid)
         self.socket_path = socket_path
         self.binary = binary
         self.version = self.cmd("display-message", "-p", "#{version}").strip()
@@ -56,6 +59,27 @@ class FarServer(TmuxServer):
 
     def pid(self) -> int:
         return int(self.cmd("display-message", "-p", "#{pid}").strip())
+
+    def rc_window(self, shell: str, rc: str, name: str) -> str:
+        """A new window whose ``shell`` (bash or zsh) has a bare ``$ `` prompt and then
+        ``rc`` in its rc file (in directory ``name`` of the far user's home, also its
+        ``HISTFILE``'s), at its prompt; its pane id."""
+        home = self.dir / name
+        home.mkdir(mode=0o755)
+        os.chown(home, self.uid, self.gid)
+        prompt = "unsetopt PROMPT_SP\nPROMPT='$ '\n" if shell == "zsh" else "PS1='$ '\n"
+        env = f"env HISTFILE={home}/history"
+        if shell == "zsh":
+            (home / ".zshrc").write_text(prompt + rc + "\n")
+            command = f"{env} ZDOTDIR={home} zsh -i"
+        else:
+            (home / "bashrc").write_text(prompt + rc + "\n")
+            command = f"{env} bash --noprofile --rcfile {home}/bashrc -i"
+        pane = self.cmd("new-window", "-P", "-F", "#{pane_id}", command).strip()
+        eventually_blocking(lambda: self.lines("capture-pane", "-p", "-t", pane),
+                            lambda rows: "$" in (row.rstrip() for row in rows),
+                            what=f"the far {shell}'s prompt", within=20)
+        return pane
 
 
 @dataclass

@@ -34,14 +34,17 @@ from muxport_execute.frames.base import quote
 
 HOOK = "_muxport_no_history"  # the zsh hook's name (a function in the user's shell)
 
-# The zsh part, a file of its own (zsh syntax; the other shells parse ``run``). With
-# HIST_IGNORE_SPACE the space did it. Otherwise, when the newest entry is this run's
-# line: add the hook (once per shell; it refuses `` \. '<dir>/mxr-…/run'`` lines, so
-# later runs never enter the list), then, with the line left out (HISTORY_IGNORE):
-# write what zsh would write at exit now (APPEND_HISTORY), or rewrite the file from
-# itself (INC_APPEND_HISTORY and SHARE_HISTORY wrote the line already); copy the list
-# to a private file, read it back behind the list, and keep only the copy (HISTSIZE
-# drops the oldest entries first). Event numbers move on by the list's length, once.
+# The zsh part (zsh syntax: a file of its own for ``run``, which the other shells parse;
+# evaluated only in zsh by a typed frame). With HIST_IGNORE_SPACE the space did it.
+# Otherwise, when the newest entry is this run's line: add the hook (once per shell; it
+# refuses the lines of local runs, `` \. '<dir>/mxr-…/run'``, and of typed frames and
+# their probes, `` : /;…``, so later runs never enter the list), then, with the line
+# left out (HISTORY_IGNORE): write what zsh would write at exit now (APPEND_HISTORY), or
+# rewrite the file from itself (INC_APPEND_HISTORY and SHARE_HISTORY wrote the line
+# already); copy the list to a private file (COPY: the run's own, or a typed frame's
+# ``=(:)``, a 0600 file zsh removes when the copy is done), read it back behind the
+# list, and keep only the copy (HISTSIZE drops the oldest entries first). Event numbers
+# move on by the list's length, once.
 _ZSH = """() {
 setopt localoptions extendedhistory unset noxtrace noverbose noerrexit noerrreturn \\
   nohistexpiredupsfirst
@@ -49,9 +52,9 @@ setopt localoptions extendedhistory unset noxtrace noverbose noerrexit noerrretu
 # in place before this line was read: the hook refused it (it lingers, as space-led
 # lines do, until the next line; a copy now would lose an entry with it)
 (( ${${zshaddhistory_functions-}[(Ie)HOOK]} )) && return 0
-HOOK() { case $1 in (' \\. '\\''/'*'/mxr-'*'/run'\\'*) return 1;; esac; return 0; }
+HOOK() { case $1 in (' \\. '\\''/'*'/mxr-'*'/run'\\'*|' : /;'*) return 1;; esac; return 0; }
 zshaddhistory_functions+=(HOOK)
-local mine=TOKEN copy=COPY n=$HISTSIZE k
+local mine=TOKEN n=$HISTSIZE
 [[ ${history[$HISTCMD]-} == *${(b)mine}* ]] || return 0
 local HISTORY_IGNORE="(${HISTORY_IGNORE:+$HISTORY_IGNORE|}*${(b)mine}*)"
 if [[ -n ${HISTFILE-} ]] && (( ${SAVEHIST:-0} > 0 )); then
@@ -62,21 +65,32 @@ if [[ -n ${HISTFILE-} ]] && (( ${SAVEHIST:-0} > 0 )); then
   fi
 fi
 local SAVEHIST=$HISTSIZE
-fc -W "$copy" || return 0
-k=$HISTCMD; HISTSIZE=$(( 2 * n + 2 ))
-fc -R "$copy"
-(( HISTCMD > k )) && HISTSIZE=$(( HISTCMD - k ))
-HISTSIZE=$n
+() {
+  local k
+  fc -W "$1" || return 0
+  k=$HISTCMD; HISTSIZE=$(( 2 * n + 2 ))
+  fc -R "$1"
+  (( HISTCMD > k )) && HISTSIZE=$(( HISTCMD - k ))
+  HISTSIZE=$n
+} COPY
 }
 """
 
 
+def _zsh(token: str, copy: str) -> str:
+    return _ZSH.replace("HOOK", HOOK).replace("TOKEN", token).replace("COPY", copy)
+
+
 def zsh_text(directory: Path) -> str:
     """The zsh part, sourced from ``run`` (its file is ``zsh-history``)."""
-    return (
-        _ZSH.replace("HOOK", HOOK).replace("TOKEN", quote(directory.name))
-        .replace("COPY", quote(str(directory / "zsh-copy")))
-    )
+    return _zsh(quote(directory.name), quote(str(directory / "zsh-copy")))
+
+
+def zsh_typed(half: str) -> str:
+    """The zsh part for a typed frame, whose line and probe hold ``half`` (hex digits),
+    without its comments (typed characters are few)."""
+    text = _zsh(half, "=(:)")
+    return "".join(row for row in text.splitlines(keepends=True) if not row.startswith("#"))
 
 
 def forget(directory: Path) -> str:

@@ -24,7 +24,7 @@ from muxport_execute.frames.choose import Reach
 from muxport_execute.frames.typed_check import check_far_line
 from muxport_execute.frames.typed_end import shown
 from muxport_execute.frames.typed_follow import TypedWatch, follow, look_until, type_line
-from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed_kind
+from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import FarLooks, FarView, far_view
 from muxport_execute.host.input_wait import View, echo_off
@@ -77,7 +77,7 @@ class TypedStrategy:
         # (docs/run-outcomes.md, "A server on another host")
         self.tty = seen["tty"] if ctx.tmux.remote_host is None else ""
         reach = self.reach
-        frame = new_typed_frame(reach.kind or "posix")
+        frame = new_typed_frame(reach.kind or "posix", zsh=self.shell == "zsh")
         if ctx.tmux.remote_host is not None and reach.kind is not None and not reach.carrier:
             # a far server's own shell can read a tmux buffer: no length limit
             self.buffer = f"muxport-run-{frame.nonce[:16]}"  # the half history forgets by
@@ -113,34 +113,36 @@ class TypedStrategy:
         else:
             await check_far_line(ctx, self.pane_id, self.session_id, self.shell, self.pending)
         if reach.kind is None:
-            kind, lines = await self._probe(ctx, frame)
-            if kind is None:
+            answered, lines = await self._probe(ctx, frame)
+            if answered is None:
                 return _not_started(
                     self.pane_id, "no_shell_answer",
                     f"no shell answered the probe line within {PROBE_BOUND:g}s (the far side "
                     "may still be connecting, ask for a password, or run a program)", lines,
                 )
-            self.frame = dataclasses.replace(frame, kind=kind)
+            self.frame = answered
         await check_input(ctx, self.pane_id, exactly_one=True)  # again, right before typing
         return None
 
     async def _far_view(self, ctx: ToolContext, tty: str) -> None:
         self.far = await far_view(ctx.tmux, self.far_looks, self.pane_pid, tty)
 
-    async def _probe(self, ctx: ToolContext, frame: TypedFrame) -> tuple[Kind | None, list[str]]:
-        """Type the probe line; the far shell's kind, or None (and what the pane shows).
-        It carries the run's own nonce (its answer ``:p:`` is no marker of the frame), so
-        that the frame can tell the probe's line in the far shell's history too."""
+    async def _probe(
+        self, ctx: ToolContext, frame: TypedFrame
+    ) -> tuple[TypedFrame | None, list[str]]:
+        """Type the probe line; the frame for the far shell that answered it, or None (and
+        what the pane shows). It carries the run's own nonce (its answer ``:p:`` is no
+        marker of the frame), so that the frame can tell the probe's line in the far
+        shell's history too."""
         await type_line(ctx, self.pane_id, frame.probe_line())
 
-        def answered(seen: Observation) -> Kind | None:
-            return probed_kind(frame, seen.lines)
+        def answered(seen: Observation) -> TypedFrame | None:
+            return probed(frame, seen.lines)
 
         found, seen = await look_until(
             ctx, self.pane_id, self.pane_pid, self.session_id, answered, PROBE_BOUND
         )
-        kind: Kind | None = "fish" if found == "fish" else "posix" if found == "posix" else None
-        return kind, shown(seen.lines)
+        return found, shown(seen.lines)
 
     async def send(self, ctx: ToolContext) -> View | FarView | None:
         assert self.frame is not None

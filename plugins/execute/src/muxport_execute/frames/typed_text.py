@@ -35,12 +35,16 @@ docs/run-outcomes.md, "Typed frames"). The
 the nonce in one piece, so no row of it can equal a marker, however it wraps.
 
 The probe (foreground is a carrier, so the far shell is unknown): ``␠: /;printf
-'%s%s:p:%s\\n' H1 H2 "$FISH_VERSION"`` answers ``<nonce>:p:`` from a POSIX shell and
-``<nonce>:p:3.6.0`` from fish, and proves a shell reads the line before a command is typed.
+'%s%s:p:%s:%s\\n' H1 H2 "$FISH_VERSION" "$ZSH_VERSION"`` answers ``<nonce>:p::`` from a
+POSIX shell, ``<nonce>:p:3.6.0:`` from fish and ``<nonce>:p::5.9`` from zsh, and proves a
+shell reads the line before a command is typed. Only a zsh's program carries zsh's
+history part (frames/history.py, about 1.3 KB typed), and only where the command leaves
+room for it under ``MAX_TYPED``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 from dataclasses import dataclass
@@ -48,6 +52,7 @@ from typing import Literal
 
 from muxport import InvalidArgument
 
+from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
 
 Kind = Literal["posix", "fish"]
@@ -81,9 +86,11 @@ def encode(text: str) -> str:
 
 @dataclass(frozen=True)
 class TypedFrame(Markers):
-    """One typed run's nonce and the far shell's kind."""
+    """One typed run's nonce and the far shell's kind (``zsh``: the far shell is zsh, so
+    the program carries zsh's history part, frames/history.py)."""
 
     kind: Kind
+    zsh: bool = False
 
     @property
     def halves(self) -> str:
@@ -97,13 +104,15 @@ class TypedFrame(Markers):
 
     @property
     def probe_pattern(self) -> re.Pattern[str]:
-        return re.compile(rf"^{self.nonce}:p:(\S*)$")
+        return re.compile(rf"^{self.nonce}:p:([^\s:]*):(\S*)$")
 
-    def program(self, command: str) -> str:
+    def program(self, command: str, with_zsh: bool = True) -> str:
+        """The frame's program around ``command`` (``with_zsh``: with the part that keeps
+        the lines out of a zsh's history without HIST_IGNORE_SPACE, about 1.6 KB typed)."""
         body = command if command.endswith("\n") else command + "\n"
         if self.kind == "fish":
             body = f"exec fish -c {quote(body)}\n"
-        forget = self.forget() if self.kind == "posix" else ""
+        forget = self.forget(with_zsh and self.zsh) if self.kind == "posix" else ""
         return (
             forget
             + f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; "
@@ -113,7 +122,7 @@ class TypedFrame(Markers):
             f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
         )
 
-    def forget(self) -> str:
+    def forget(self, with_zsh: bool = False) -> str:
         """The far shell drops the typed line, then the probe's (typed where the far shell
         was unknown), from its history list, each only when the newest entry holds the
         nonce's first half (bash, yash, ksh93: as frames/history.py, with plain names,
@@ -122,9 +131,12 @@ class TypedFrame(Markers):
         bash = f"case $(history 1) in *{half}*) history -d $HISTCMD||:;; esac"
         yash = f"case $(fc -ln -1) in *{half}*) history -d -1||:;; esac"
         ksh = f"case $(hist -ln -0) in *{half}*) hist -p||:;; esac"
+        zsh = ""
+        if with_zsh:  # zsh syntax, which the other shells must not parse: eval'd in zsh
+            zsh = "case ${ZSH_VERSION-} in ?*) eval " + quote(history.zsh_typed(half)) + ";; esac\n"
         return (
             f"{{ case ${{BASH_VERSION-}} in ?*) {bash}; {bash};; esac\n"
-            f"case ${{YASH_VERSION-}} in ?*) {yash}; {yash};; esac\n"
+            f"case ${{YASH_VERSION-}} in ?*) {yash}; {yash};; esac\n{zsh}"
             f"case ${{KSH_VERSION-}} in *MIRBSD*) ;; ?*) {ksh}; {ksh};; esac; }} 2>/dev/null\n"
         )
 
@@ -149,6 +161,9 @@ class TypedFrame(Markers):
         line = self._line(f"printf '{encode(self.program(command))}'", suppress_history)
         if len(line) > MAX_TYPED and fetch:
             return self._line(fetch, suppress_history)
+        if len(line) > MAX_TYPED:  # the command first: zsh keeps this run's line then
+            line = self._line(f"printf '{encode(self.program(command, False))}'",
+                              suppress_history)
         if len(line) > MAX_TYPED:
             raise InvalidArgument(
                 f"this command needs a typed line of {len(line)} characters, and a typed frame "
@@ -169,18 +184,21 @@ class TypedFrame(Markers):
         return " " + line if suppress_history else line
 
     def probe_line(self) -> str:
-        return f" {VI_SAFE}printf '%s%s:p:%s\\n' {self.halves} \"$FISH_VERSION\""
+        return (f" {VI_SAFE}printf '%s%s:p:%s:%s\\n' {self.halves} \"$FISH_VERSION\" "
+                '"$ZSH_VERSION"')
 
 
-def new_typed_frame(kind: Kind) -> TypedFrame:
-    return TypedFrame(nonce=secrets.token_hex(16), kind=kind)
+def new_typed_frame(kind: Kind, zsh: bool = False) -> TypedFrame:
+    return TypedFrame(nonce=secrets.token_hex(16), kind=kind, zsh=zsh)
 
 
-def probed_kind(frame: TypedFrame, capture: list[str]) -> Kind | None:
-    """The far shell's kind from the probe's answer in a capture, None before it came."""
+def probed(frame: TypedFrame, capture: list[str]) -> TypedFrame | None:
+    """``frame`` for the far shell that answered the probe in a capture (fish prints its
+    version in the first field, zsh in the second), None before the answer came."""
     pattern = frame.probe_pattern
     for row in reversed(capture):
         match = pattern.match(row.rstrip())
         if match:
-            return "fish" if match.group(1) else "posix"
+            kind: Kind = "fish" if match.group(1) else "posix"
+            return dataclasses.replace(frame, kind=kind, zsh=bool(match.group(2)))
     return None
