@@ -62,7 +62,7 @@ async def test_no_muxport_line_in_a_far_shells_history(far, name):
             assert seen["outcome"] in ("matched", "present_at_entry"), seen
 
         await person(MINE[0], "before-42")
-        for command, out in (("echo one", "one"), (LONG, "4500"), ("echo three", "three")):
+        for command, out in (("echo one", "one"), (LONG, "4500"), ("echo three; exit 3", "three")):
             done = await call("run_shell_command", {"pane_id": p, "command": command})
             assert (done["outcome"], done["output"]) == ("completed", [out]), done
         await person(MINE[1], "after-42")

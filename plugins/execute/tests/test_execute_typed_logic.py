@@ -4,6 +4,7 @@ far cursor row asks for, the far shell's last marker, a resumed job. No tmux."""
 from __future__ import annotations
 
 import pytest
+from muxport_execute.frames.base import extract
 from muxport_execute.frames.typed_check import far_program
 from muxport_execute.frames.typed_end import STOP_STATUSES, job_state
 from muxport_execute.frames.typed_text import VI_SAFE, new_typed_frame, probed
@@ -60,7 +61,9 @@ def test_the_probe_tells_posix_fish_and_zsh_and_only_zsh_gets_its_history_part()
     # a command that leaves no room for zsh's part is typed without it
     long = "echo " + "x" * 2800
     assert len(found.typed_line(long, True)) <= 4000
-    assert "zshaddhistory" not in found.program(long, False)
+    assert "zshaddhistory" not in found.program(long, with_zsh=False)
+    assert "zshaddhistory" not in found.program("true", suppress_history=False)
+    assert "unsetopt rcs" in found.program("true") and "rcs" not in frame.program("true")
 
 
 def test_the_far_shells_job_lines_tell_stopped_from_resumed():
@@ -80,3 +83,23 @@ def test_the_far_shells_job_lines_tell_stopped_from_resumed():
     assert job_state(frame, fish) == "stopped"
     other = new_typed_frame("posix")  # another run's job line says nothing about this one
     assert job_state(frame, [*before, f"[1]+  Stopped  ( {other.halves} )"]) is None
+
+
+def test_a_resumed_runs_output_is_its_own_through_jobs_and_fg():
+    """C-z, ``jobs`` (which says stopped again), ``fg``: only what the run printed stays;
+    a row that names the job without saying stopped first (fish's ``ps``) is output."""
+    frame = new_typed_frame("posix")
+    job = f"( trap 'printf \"%s%s:e:%s\\n\" {frame.halves} \"$?\"' EXIT; trap : INT ... )"
+    rows = [frame.start_marker, "before", "^Z", f"[1]+  Stopped                 {job}",
+            "$ jobs", f"[1]+  Stopped                 {job}", "$ fg", job, "after-resume",
+            f"{frame.nonce}:e:0"]
+    found = extract(frame, rows)
+    assert (found.lines, found.hidden, found.status) == (["before", "after-resume"], 6, 0)
+    fish = new_typed_frame("fish")
+    argv = "sh -c (printf '(trap \\047printf%s%s:e:%s\\134n\\047 …"
+    stop = "fish: Job 1, 'sh -c (printf '(trap \\047printf…' has stopped"
+    rows = [fish.start_marker, f"4242 pts/1 S+ 0:00 {argv}", f"progress^Z{stop}",
+            "> fg", "Send job 1 'sh -c (printf '(trap \\047printf…' to foreground", "done",
+            f"{fish.nonce}:e:0"]
+    found = extract(fish, rows)
+    assert found.lines == [f"4242 pts/1 S+ 0:00 {argv}", "progress", "done"], found

@@ -156,7 +156,7 @@ class Transport(LongLivedClients):
                 if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
                     done = await self._over_wire(argv[3:], limit)
                 if done is None and self.host is not None and not self.host.alive():
-                    raise self.host.lost(sent=False)  # the master died first: nothing ran
+                    raise self.host.lost()  # the master died: maybe under a wire call
                 if done is None:  # the forked client: the fallback
                     done = await invoke.invoke(
                         self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit

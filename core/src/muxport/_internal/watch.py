@@ -72,7 +72,6 @@ class Activity:
         await self.registry.join(ctx, self, session_id)
 
 
-
 class Feeds:
     """The feeds of one served tmux server, keyed by session id."""
 

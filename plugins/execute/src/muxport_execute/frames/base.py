@@ -133,23 +133,41 @@ class Extracted:
     hidden: int = 0  # rows the pane showed while the run was stopped, left out
 
 
+# A shell's job line that says a job stopped (C-z), anchored at the row's start: a job's
+# text quotes its command, which may say "Stopped" itself. bash, dash, ksh, mksh, yash
+# and busybox print ``[1]+  Stopped  <job>`` (also their ``jobs``), zsh ``zsh: suspended
+# <job>`` and ``[1]  + suspended <job>``, fish ``fish: Job 1, '<job>…' has stopped`` (after
+# ``^Z`` and a last unfinished line, on the same row) and, in ``jobs``, a table row.
+STOPPED_JOB = re.compile(
+    r"^(?:(?P<head>.*)\^Z)?(?:\[\d+\]\s*[+-]?\s*(?:Stopped|suspended)\b|zsh: suspended\b"
+    r"|fish: Job \d+, .* has stopped$|\d+\s+\d+\s+\d+%\s+stopped\s)"
+)
+
+
 def _own(rows: list[str], frame: Markers) -> tuple[list[str], int]:
     """``rows`` without what the pane showed while the run was stopped (C-z): from the
-    shell's job line that says it stopped to the one ``fg`` prints, each naming the run's
-    job (``frame.is_job``). In between the run prints nothing; the pane shows what the person or
-    other runs did there (their typed lines, markers and output) and the ``fg`` line."""
+    shell's job line that says it stopped (``STOPPED_JOB``) to the first job line about it
+    that does not (what ``fg`` prints, zsh's ``continued``), each naming the run's job
+    (``frame.is_job``); ``jobs`` listings in between say stopped. In between the run prints
+    nothing; the pane shows what the person or other runs did there (their typed lines,
+    markers and output) and the ``fg`` line."""
     out: list[str] = []
     stopped, hidden = False, 0
     for row in rows:
-        if frame.is_job(row):
-            if not stopped and out and out[-1].endswith("^Z"):  # the terminal echoed C-z
+        job = frame.is_job(row)
+        stop = STOPPED_JOB.match(row) if job else None
+        if stopped:
+            hidden += 1
+            stopped = not job or stop is not None
+        elif stop is not None:
+            stopped, hidden = True, hidden + 1
+            if stop["head"]:  # fish: the command's last unfinished line, then ^Z
+                out.append(stop["head"])
+            elif out and out[-1].endswith("^Z"):  # the terminal echoed C-z
                 out[-1] = out[-1][:-2]
                 if not out[-1]:
                     out.pop()
                     hidden += 1
-            stopped, hidden = not stopped, hidden + 1
-        elif stopped:
-            hidden += 1
         else:
             out.append(row)
     return out, hidden

@@ -28,7 +28,7 @@ from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame,
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import FarLooks, FarView, far_view
 from muxport_execute.host.input_wait import View, echo_off
-from muxport_execute.notes import typed_not_started
+from muxport_execute.notes import program_name, typed_not_started
 from muxport_execute.pane import view
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.pane.view import Observation
@@ -77,7 +77,7 @@ class TypedStrategy:
         # (docs/run-outcomes.md, "A server on another host")
         self.tty = seen["tty"] if ctx.tmux.remote_host is None else ""
         reach = self.reach
-        frame = new_typed_frame(reach.kind or "posix", zsh=self.shell == "zsh")
+        frame = new_typed_frame(reach.kind or "posix", zsh=program_name(self.shell) == "zsh")
         if ctx.tmux.remote_host is not None and reach.kind is not None and not reach.carrier:
             # a far server's own shell can read a tmux buffer: no length limit
             self.buffer = f"muxport-run-{frame.nonce[:16]}"  # the half history forgets by
@@ -150,7 +150,8 @@ class TypedStrategy:
         group = procs.foreground_group(self.pane_pid) if self.reach.local_view else None
         line = self.frame.typed_line(self.command, self.suppress_history, self.fetch)
         if self.fetch and self.fetch in line:
-            await typed_buffer.hold(ctx, self.buffer, self.frame.program(self.command))
+            program = self.frame.program(self.command, self.suppress_history)
+            await typed_buffer.hold(ctx, self.buffer, program)
             self.held = ctx  # the line deletes the buffer; close() does if it never ran
         await type_line(ctx, self.pane_id, line)
         local = None
@@ -174,8 +175,8 @@ class TypedStrategy:
         return rows if self.frame is None else self.frame.scrub(rows)
 
     async def close(self) -> None:
-        """A typed frame writes nothing anywhere, but for a program handed over in a
-        buffer that its line never took."""
+        """A typed frame leaves nothing of its own behind, but for a program handed over
+        in a buffer that its line never took."""
         if self.held is not None:
             await typed_buffer.drop(self.held, self.buffer)
             self.held = None

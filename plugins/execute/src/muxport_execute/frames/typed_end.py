@@ -12,10 +12,9 @@ frames"), decided from the pane's output and its foreground program:
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from muxport_execute.frames.base import Ending
+from muxport_execute.frames.base import STOPPED_JOB, Ending
 from muxport_execute.frames.typed_text import TypedFrame
 from muxport_execute.host import procs
 from muxport_execute.host.input_wait import View
@@ -23,7 +22,6 @@ from muxport_execute.notes import program_name
 from muxport_execute.pane.view import Observation
 
 STOP_STATUSES = frozenset({128 + 19, 128 + 20, 128 + 21, 128 + 22})  # SIGSTOP TSTP TTIN TTOU
-_STOPPED = re.compile(r"\b(?:Stopped|suspended|has stopped)\b")
 SHOWN = 5  # lines of the pane quoted in a note
 
 
@@ -37,12 +35,13 @@ def shown(lines: list[str]) -> list[str]:
 def job_state(frame: TypedFrame, lines: list[str]) -> Literal["stopped", "running"] | None:
     """What the far shell's newest job line about this frame says, after its start marker.
 
-    A job line quotes the frame's source, so it holds the nonce's halves (``H1 H2``),
-    which no output of the command can: ``[1]+ Stopped ( trap ...`` (bash, dash, ksh),
-    ``zsh: suspended ( trap ...``; after ``fg`` the shell prints the job again (bash,
-    dash) or ``continued`` (zsh). fish cuts its job lines short (``fish: Job 1, 'sh -c
-    (printf '(trap \\047printf…' has stopped``), before the halves: the start of the
-    typed fish frame stands for them.
+    A job line quotes the frame's source, so it holds the nonce's halves (``H1 H2``):
+    ``[1]+ Stopped ( trap ...`` (bash, dash, ksh), ``zsh: suspended ( trap ...``; after
+    ``fg`` the shell prints the job again (bash, dash) or ``continued`` (zsh). fish cuts
+    its job lines short (``fish: Job 1, 'sh -c (printf '(trap \\047printf…' has
+    stopped``), before the halves: the start of the typed fish frame stands for them. A
+    row that says stopped must say it first (``STOPPED_JOB``): other rows naming the job
+    (a fish frame's ``ps`` lists its argv, which holds both) do not stop it.
     """
     rows = [row.rstrip() for row in lines]
     starts = [i for i, row in enumerate(rows) if row == frame.start_marker]
@@ -50,7 +49,7 @@ def job_state(frame: TypedFrame, lines: list[str]) -> Literal["stopped", "runnin
     jobs = [row for row in after if frame.is_job(row)]
     if not jobs:
         return None
-    return "stopped" if _STOPPED.search(jobs[-1]) else "running"
+    return "stopped" if STOPPED_JOB.match(jobs[-1]) else "running"
 
 
 def far_end(

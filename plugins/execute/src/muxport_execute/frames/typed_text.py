@@ -3,8 +3,9 @@ commands over ssh, su and containers").
 
 Used where the pane's shell cannot read muxport's private files or run its tmux: the
 foreground program is a carrier (``ssh``, ``su``, ``sudo``, ``docker exec``...) or the
-shell belongs to another user. Nothing is written anywhere; one line is typed, and it
-needs only a POSIX shell with ``printf`` on the far side (fish: also ``sh``):
+shell belongs to another user. Nothing of muxport's is written anywhere (a zsh without
+HIST_IGNORE_SPACE copies its own history list once, frames/history.py); one line is
+typed, and it needs only a POSIX shell with ``printf`` on the far side (fish: also ``sh``):
 
     POSIX:  ``␠: /;eval "$(printf 'P')"``      fish:  ``␠: /;sh -c (printf 'P' | string collect)``
 
@@ -106,18 +107,24 @@ class TypedFrame(Markers):
     def probe_pattern(self) -> re.Pattern[str]:
         return re.compile(rf"^{self.nonce}:p:([^\s:]*):(\S*)$")
 
-    def program(self, command: str, with_zsh: bool = True) -> str:
-        """The frame's program around ``command`` (``with_zsh``: with the part that keeps
-        the lines out of a zsh's history without HIST_IGNORE_SPACE, about 1.6 KB typed)."""
+    def program(self, command: str, suppress_history: bool = True, with_zsh: bool = True) -> str:
+        """The frame's program around ``command``: with ``suppress_history``, first the
+        deletions of its lines from the far shell's history (``with_zsh``: also zsh's
+        part, about 1.3 KB typed, for a zsh without HIST_IGNORE_SPACE)."""
         body = command if command.endswith("\n") else command + "\n"
         if self.kind == "fish":
             body = f"exec fish -c {quote(body)}\n"
-        forget = self.forget(with_zsh and self.zsh) if self.kind == "posix" else ""
+        forget = ""
+        if suppress_history and self.kind == "posix":
+            forget = self.forget(with_zsh and self.zsh)
+        # zsh: no exit-status lines between the markers, and no history saved by a
+        # subshell's exit (as the local frame's, docs/runs-and-waits.md, "Shell history")
+        options = "unsetopt rcs printexitvalue 2>/dev/null\n" if self.zsh else ""
         return (
             forget
             + f"(trap 'printf \"%s%s:e:%s\\n\" {self.halves} \"$?\"' EXIT; "
-            "trap : INT QUIT HUP TERM\n"
-            f"printf '%s%s:s\\n' {self.halves}\n"
+            "trap : INT QUIT HUP TERM\n" + options
+            + f"printf '%s%s:s\\n' {self.halves}\n"
             "(trap - EXIT INT QUIT HUP TERM\n" + body + "))\n"
             f"printf '%s%s:x:%s\\n' {self.halves} \"$?\"\n"
         )
@@ -158,12 +165,13 @@ class TypedFrame(Markers):
         """The line to type (without the Enter); InvalidArgument when it is too long.
         ``fetch``: a far shell's command that prints the program from a tmux buffer
         (frames/typed_buffer.py), typed instead of a line too long to type."""
-        line = self._line(f"printf '{encode(self.program(command))}'", suppress_history)
+        program = self.program(command, suppress_history)
+        line = self._line(f"printf '{encode(program)}'", suppress_history)
         if len(line) > MAX_TYPED and fetch:
             return self._line(fetch, suppress_history)
         if len(line) > MAX_TYPED:  # the command first: zsh keeps this run's line then
-            line = self._line(f"printf '{encode(self.program(command, False))}'",
-                              suppress_history)
+            program = self.program(command, suppress_history, with_zsh=False)
+            line = self._line(f"printf '{encode(program)}'", suppress_history)
         if len(line) > MAX_TYPED:
             raise InvalidArgument(
                 f"this command needs a typed line of {len(line)} characters, and a typed frame "
