@@ -117,8 +117,8 @@ def test_every_line_of_an_ending_is_scrubbed(tmp_path):
 async def test_a_resumed_run_returns_only_its_own_output(
     stdio_client, rc_pane, fish_pane, shell
 ):
-    # C-z, a run while it is stopped, then fg: between its markers the pane shows the job
-    # lines (which name its private directory), the other run and the fg line
+    # C-z, a run while it is stopped, jobs, then fg: between its markers the pane shows the
+    # job lines (which name its private directory), the other run, jobs and the fg line
     pane = fish_pane() if shell == "fish" else rc_pane(shell)
     s, p = pane.server, pane.pane_id
     command = f"echo begun; {s.binary} -S {s.socket_path} wait-for marks-fg; echo resumed"
@@ -132,8 +132,9 @@ async def test_a_resumed_run_returns_only_its_own_output(
         assert (stopped["outcome"], stopped["output"]) == ("stopped", ["begun"]), (
             stopped["output"], stopped["outcome"])
         assert (await run(client, p, "echo meanwhile"))["output"] == ["meanwhile"]
-        await call(client, "send_keys", {"pane_id": p, "keys": ["fg"], "literal": True,
-                                         "enter": True})
+        for keys in ("jobs", "fg"):  # jobs lists the job as stopped again, before fg
+            await call(client, "send_keys", {"pane_id": p, "keys": [keys], "literal": True,
+                                             "enter": True})
         s.cmd("wait-for", "-S", "marks-fg")
         done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 10})
         assert (done["outcome"], done["exit_status"]) == ("completed", 0), done
