@@ -7,20 +7,19 @@ back, no gap, each exact."""
 from __future__ import annotations
 
 import pytest
-from muxport.testing import CheckedCalls, eventually
-from muxport.testing.hooks import HOOKS, PLUGINS_INSTALLED
+from muxport.testing import CheckedCalls, eventually, hooks
 
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.mark.parametrize("name", sorted(HOOKS))
+@pytest.mark.parametrize("name", sorted(hooks.HOOKS))
 async def test_back_to_back_runs_in_far_shells_with_busy_prompt_hooks(far, name):
-    if name == "zsh-plugins" and not PLUGINS_INSTALLED:
+    if name == "zsh-plugins" and not hooks.PLUGINS_INSTALLED:
         pytest.skip("zsh-autosuggestions and zsh-syntax-highlighting are not installed")
     async with far.client(["execute", "manage"]) as client:
         call = CheckedCalls(client)
         await call("create_session", {"session_name": "hooks"})  # the far daemon's first
-        p = far.server().rc_window(*HOOKS[name], name)
+        p = far.server().rc_window(*hooks.HOOKS[name], name)
         for n in range(20):  # no gap between them
             done = await call("run_shell_command", {"pane_id": p, "command": f"echo run{n}"})
             assert (done["outcome"], done["output"], done["exit_status"]) == (

@@ -6,18 +6,17 @@ starts, wait for the prompt instead of being refused."""
 from __future__ import annotations
 
 import pytest
-from muxport.testing import CheckedCalls
-from muxport.testing.hooks import BUSY_LOOP, HOOKS, PLUGINS_INSTALLED
+from muxport.testing import CheckedCalls, hooks
 
 pytestmark = pytest.mark.timeout(180)
 
 TOOLSETS = ["inspect", "execute"]
 
 
-@pytest.mark.parametrize("config", sorted(HOOKS))
+@pytest.mark.parametrize("config", sorted(hooks.HOOKS))
 async def test_back_to_back_runs_wait_for_busy_prompt_hooks(stdio_client, rc_pane, config):
-    shell, rc = HOOKS[config]
-    if config == "zsh-plugins" and not PLUGINS_INSTALLED:
+    shell, rc = hooks.HOOKS[config]
+    if config == "zsh-plugins" and not hooks.PLUGINS_INSTALLED:
         pytest.skip("zsh-autosuggestions and zsh-syntax-highlighting are not installed")
     p = rc_pane(shell, rc).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
@@ -31,7 +30,7 @@ async def test_back_to_back_runs_wait_for_busy_prompt_hooks(stdio_client, rc_pan
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
 async def test_a_run_right_after_a_slow_rc_file_starts(stdio_client, rc_pane, shell):
     """The rc file loops over builtins for about a second after the pane is ready."""
-    p = rc_pane(shell, "\n".join([BUSY_LOOP] * 10), signal_first=True).pane_id
+    p = rc_pane(shell, "\n".join([hooks.BUSY_LOOP] * 10), signal_first=True).pane_id
     async with stdio_client(toolsets=TOOLSETS) as client:
         result = await client.call_tool(
             "run_shell_command", {"pane_id": p, "command": "echo ready"}

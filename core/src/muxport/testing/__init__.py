@@ -11,7 +11,7 @@ The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so
 project that installs muxport gets them.
 """
 
-from muxport.testing import reach
+from muxport.testing import hooks, reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
@@ -38,6 +38,7 @@ __all__ = [
     "capability_row",
     "eventually",
     "eventually_blocking",
+    "hooks",
     "in_process_client",
     "launcher",
     "reach",
