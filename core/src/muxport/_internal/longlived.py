@@ -10,6 +10,7 @@ from anyio.abc import Process
 
 from muxport._internal import hookguard, invoke
 from muxport._internal.facts import TmuxResult, refuse_nul
+from muxport._internal.farclient import FarClient
 from muxport._internal.invoke import DEADLINE
 from muxport._internal.liveness import Liveness
 from muxport._internal.sshhost import SshHost
@@ -68,6 +69,11 @@ class LongLivedClients:
             async with self._starting:
                 argv = refuse_nul([self.binary, "-N", "-S", self.socket_path, *args])
                 client = await invoke.start(self.forked(argv), "starting a tmux client")
+            if self.host is not None:  # its output past what the far login printed
+                forked = client
+                self._clients.add(forked)  # reaped at shutdown, even if cut short here
+                client = await FarClient.past(forked, self.host.marker)
+                self._clients.discard(forked)
         self._clients.add(client)
         return client
 

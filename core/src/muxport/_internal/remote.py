@@ -8,6 +8,7 @@ it resolves the far tmux binary, the far user's socket directory and home, and p
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,15 +21,18 @@ from muxport._internal.transport import Transport
 if TYPE_CHECKING:
     from muxport._internal.connection import Settings
 
-# $1 the tmux binary asked for, $2 "mk" to create the socket directory (the daemon's);
-# the first line "ok" marks the answer, so a chatty login (a motd on stdout) is skipped
+# $1 the tmux binary asked for, $2 "mk" to create the socket directory (the daemon's), $3 a
+# fresh marker: the answer starts on the line after it, so whatever a far login rc file
+# prints first (a motd, a title escape, a word with no newline) is read past
 DISCOVER = r"""
+printf '\n%s\n' "$3"
 b=$(command -v "$1") || { echo missing; exit 0; }
 d="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)"
 [ "$2" = mk ] && mkdir -p -m 700 "$d"
-printf 'ok\n%s\n%s\n%s\n' "$b" "$d" "${HOME:-/}"
+printf '%s\n%s\n%s\n' "$b" "$d" "${HOME:-/}"
 "$b" -V
 """
+SHOWN = 200  # characters of an unexpected far answer quoted in the startup error
 
 
 @dataclass(frozen=True)
@@ -44,20 +48,23 @@ class FarHost:
 async def discover(host: SshHost, tmux_bin: str | None, make_dir: bool) -> FarHost:
     """Ask the far host (startup: failures stop it, naming the fix)."""
     name = tmux_bin or "tmux"
-    done = await host.run(["sh", "-c", DISCOVER, "sh", name, "mk" if make_dir else ""])
-    out = done.stdout.decode("utf-8", "replace").splitlines()
-    if "missing" in out and "ok" not in out:
+    marker = f"muxport-{secrets.token_hex(8)}"
+    done = await host.run(["sh", "-c", DISCOVER, "sh", name, "mk" if make_dir else "", marker])
+    text = done.stdout.decode("utf-8", "replace")
+    out = text.splitlines()
+    if marker not in out:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        said = f"it printed {text[:SHOWN]!r}" if text else "it printed nothing"
+        raise StartupError(
+            f"{host.destination} did not run muxport's check (status {done.returncode}; "
+            f"{said}{'; ' + err[:SHOWN] if err else ''}): muxport runs `sh -c` there, "
+            "through the far user's login shell, and needs a POSIX sh and tmux on that host")
+    rest = [*out[out.index(marker) + 1 :], "", "", "", ""]
+    if rest[0] == "missing":
         raise StartupError(
             f"no tmux binary {name!r} on {host.destination}: install tmux >= 3.3a there "
             "(apt-get install tmux) or name the far binary with --tmux PATH"
         )
-    if "ok" not in out:
-        err = done.stderr.decode("utf-8", "replace").strip()
-        raise StartupError(
-            f"{host.destination} did not answer muxport's check (status {done.returncode}: "
-            f"{err or 'nothing printed'}); the far side needs a POSIX sh and tmux"
-        )
-    rest = [*out[out.index("ok") + 1 :], "", "", "", ""]
     return FarHost(rest[0], rest[1], rest[2] or "/", rest[3].strip())
 
 

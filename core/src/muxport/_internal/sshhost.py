@@ -14,7 +14,9 @@ the next call, and the next look of a wait or a run in flight, use a new one.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
+import secrets
 import shutil
 import subprocess
 import time
@@ -52,6 +54,7 @@ class SshHost:
         self.destination = destination
         self.options = tuple(options)
         self.remote_socket = ""  # the far server's socket path, set by ``connect``
+        self.marker = f"muxport-{secrets.token_hex(8)}"  # ends what a far rc file printed
         self.far_version = ""  # what the far tmux -V printed at startup (after its marker)
         self.directory = ""  # the private 0700 directory of the control socket
         self.master: Process | None = None
@@ -73,9 +76,17 @@ class SshHost:
         return ["ssh", *(x for o in opts for x in ("-o", o))]
 
     def command(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` run on the far host, as a session on the master."""
+        """``argv`` run on the far host, as a session on the master. The far login shell
+        may print first (its rc files, for every ssh command): the command's own output
+        starts after a marker line (``own_output``; docs/ssh.md)."""
+        far = " ".join(far_quote(a) for a in argv)
         return [*self._base(), "-o", "ControlMaster=no", "-T", self.destination, "--",
-                " ".join(far_quote(a) for a in argv)]
+                f"printf '\\n%s\\n' {self.marker}; exec {far}"]
+
+    def own_output(self, done: Finished) -> Finished:
+        """``done`` without what the far login printed before the command ran."""
+        _, found, rest = done.stdout.partition(b"\n" + self.marker.encode() + b"\n")
+        return dataclasses.replace(done, stdout=rest) if found else done
 
     def describe(self) -> str:
         """How the far server is reached (doctor, tmux://capabilities)."""
@@ -183,7 +194,7 @@ class SshHost:
 
     async def run(self, argv: Sequence[str], deadline: float = CONNECT_TIMEOUT) -> Finished:
         """``argv`` on the far host, to completion."""
-        return await invoke(self.command(argv), deadline)
+        return self.own_output(await invoke(self.command(argv), deadline))
 
     def check(self, returncode: int, stderr: str) -> None:
         """Raise the ssh error a failed invocation means, if ssh (not tmux) failed: the

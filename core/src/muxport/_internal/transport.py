@@ -161,6 +161,8 @@ class Transport(LongLivedClients):
                     done = await invoke.invoke(
                         self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit
                     )
+                    if self.host is not None:
+                        done = self.host.own_output(done)
             if done is None:  # cut short by a stall another invocation noticed
                 raise TimeoutError
         except TimeoutError:

@@ -1,0 +1,51 @@
+"""A far login whose rc file prints (issue 30): a title escape, a word without a newline,
+a whole line. Debian's bash reads ~/.bashrc for every ssh command, so whatever it prints
+comes before the output of each far command muxport runs: the startup check, the forked
+clients (control mode for waits, file commands). muxport reads past it everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from muxport.testing import CheckedCalls
+
+pytestmark = pytest.mark.timeout(90)
+
+NOISES = {
+    "title": "printf '\\033]0;far title\\007'\n",
+    "no-newline": "printf x\n",
+    "lines": "echo ok; echo missing; printf 'motd without end'\n",
+}
+
+
+@pytest.fixture(params=sorted(NOISES))
+def noisy(far, request) -> Iterator[str]:
+    rc = far.user.home / ".bashrc"
+    kept = rc.read_text()
+    first, _, rest = kept.partition("\n")  # the kit's PATH line, then Debian's (its top
+    rc.write_text(f"{first}\n{NOISES[request.param]}{rest}")  # runs for ssh commands too)
+    try:
+        yield request.param
+    finally:
+        rc.write_text(kept)
+
+
+async def test_muxport_reads_past_what_a_far_rc_prints(far, noisy, armed_call):
+    async with far.client() as client:
+        call = CheckedCalls(client)
+        made = await call("create_session", session_name="noisy")
+        listed = await call("list_sessions")
+        assert [s["name"] for s in listed["sessions"]] == ["noisy"], noisy
+        pane = made["pane_id"]
+        run = await call("run_shell_command", pane_id=pane, command="echo a; exit 3")
+        assert (run["output"], run["exit_status"]) == (["a"], 3), (noisy, run)
+        found = await armed_call(
+            client, "wait_for_text", {"pane_id": pane, "patterns": ["late-XYZ"], "timeout": 20},
+            lambda: far.server().cmd("send-keys", "-t", pane, 'echo late-""XYZ', "Enter"))
+        assert not found.is_error, found.content[0].text
+        assert found.structured_content["matched_line"] == "late-XYZ", noisy
+        woken = await armed_call(
+            client, "wait_for_channel", {"channel": "noisy-go", "timeout": 20},
+            lambda: far.server().cmd("wait-for", "-S", "noisy-go"), "registered")
+        assert woken.structured_content["outcome"] == "signalled", (noisy, woken)
