@@ -24,8 +24,11 @@ BUSY_BOUND = 5.0  # how long a shell between commands (prompt hooks) is waited f
 BLANK_BOUND = 2.0  # how long fish may show no prompt on the cursor row
 
 
+FORKED = "tmux"  # a new pane's process between tmux's fork and its exec of the shell
+
+
 def _starting(program: str, pane_pid: str) -> bool:
-    if program in ("env", ""):
+    if program in ("env", "", FORKED):  # FORKED: or a nested tmux client, refused below
         return True
     if is_interactive(program):  # a person's python3, less or vim: not an rc file's
         return False
@@ -43,7 +46,7 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
     if tmux.remote_host is not None:  # a far host's pid (--ssh) means nothing in this
         pane_pid = ""  # machine's /proc: no young-shell wait, and tmux's name is shown
     if _starting(program, pane_pid):
-        with anyio.move_on_after(STARTING_BOUND):
+        with anyio.move_on_after(STARTING_BOUND if program != FORKED else BLANK_BOUND):
             delay = 0.01
             while True:  # a poll: tmux fires no event when a foreground program changes
                 await anyio.sleep(delay)
@@ -51,6 +54,7 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
                 program = (await view.read(tmux, pane_id, ("command",)))["command"]
                 if is_posix_shell(program):
                     return program
+    if _starting(program, pane_pid) and program != FORKED:
         raise Refused(
             f"the shell in pane {pane_id} is still starting (it runs {program or 'nothing'} "
             f"after {STARTING_BOUND:g} s: its rc file may be slow); call run_shell_command "
