@@ -142,6 +142,15 @@ def clear_line(pane_id: str) -> str:
     )
 
 
+def typed_note(pane_id: str) -> str:
+    """The note of a run into whose pane keys were typed that it did not read."""
+    return (
+        f"keys were typed into {pane_id} during the run (a person, or send_keys) that the "
+        "run did not read: the terminal echoed them into this output, and the shell reads "
+        "them as its next command line once the run ends"
+    )
+
+
 def gone_note(state: str, pane_id: str, run_id: str) -> str:
     """The note of a run whose pane or server went away under it."""
     if state == "server_gone":

@@ -3,7 +3,8 @@ the lines found between them, a run's ending, and the strategy a frame is to the
 driver (run/driver.py).
 
 A frame prepares (checks, private files, a probe), sends its one line, then follows
-the run, turning what it sees into events (``started``, ``stopped``, ``resumed``) and
+the run, turning what it sees into events (``started``, ``stopped``, ``resumed``,
+``typed``) and
 returns the run's ending. Only the driver turns those into a run's transitions.
 """
 
@@ -22,7 +23,7 @@ from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
-Event = Literal["started", "stopped", "resumed"]
+Event = Literal["started", "stopped", "resumed", "typed"]  # typed: docs/run-outcomes.md
 Emit = Callable[[Event], None]
 
 

@@ -33,6 +33,7 @@ from muxport import TmuxUnresponsive
 from muxport_execute.frames.base import Emit, Ending
 from muxport_execute.frames.diagnose import not_started
 from muxport_execute.frames.local_end import Watch, conclude
+from muxport_execute.host import procs
 from muxport_execute.notes import gone_note
 from muxport_execute.pane.view import Gone, probe
 
@@ -70,6 +71,9 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
         emit("started")
     if not w.dropped:  # the shell has opened cmd: the command text goes (local_files.py)
         w.dropped = w.frame.drop_command()
+    if not w.saw_typing and procs.typed_ahead(w.tty):  # whole lines nothing read: not ours
+        w.saw_typing = True  # (the shell read the run's line before the frame started)
+        emit("typed")
     if w.frame.has_ended():
         return True
     job = w.job()

@@ -2,12 +2,14 @@
 
 Every helper answers ``None`` (or an empty set) where ``/proc`` is missing or the
 process is gone, so callers fall back to what tmux reports. All of them read small
-files or call ``tcgetattr``: none blocks.
+files or call ``tcgetattr`` or ``ioctl``: none blocks.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import sys
 import termios
 from dataclasses import dataclass
 
@@ -131,6 +133,24 @@ def command_line(pid: int) -> list[str]:
     except (OSError, ValueError):
         return []
     return [word.decode("utf-8", "surrogateescape") for word in words[:-1]]
+
+
+def typed_ahead(tty: str) -> int:
+    """Bytes of whole lines typed into the terminal ``tty`` that nothing has read yet
+    (``FIONREAD``; 0 when unreadable). Opened as ``local_modes`` does, never read."""
+    if not tty.startswith("/dev/"):
+        return 0
+    try:
+        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return 0
+    try:
+        queued = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        return int.from_bytes(queued, sys.byteorder)
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
 
 
 def local_modes(tty: str) -> int | None:

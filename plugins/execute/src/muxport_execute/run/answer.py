@@ -15,7 +15,7 @@ from muxport_execute.frames.base import FrameName
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import until_far_reading
 from muxport_execute.host.input_wait import Reader, start_thread, until_reading
-from muxport_execute.notes import stop_recovery, stopped_recovery
+from muxport_execute.notes import stop_recovery, stopped_recovery, typed_note
 from muxport_execute.pane.view import observe
 from muxport_execute.run.table import Run
 
@@ -67,6 +67,8 @@ def answer(
     ending = run.ending if run.final else None
     dropped = run.stored_dropped if ending else 0
     note = ending.note if ending else note
+    if run.typed_in:
+        note = "; ".join(filter(None, (note, typed_note(run.pane_id))))
     if kept.answer_full and kept.lines_dropped:
         note = "; ".join(filter(None, (note, (
             f"{kept.lines_dropped} older lines of output were left out to keep the answer "
