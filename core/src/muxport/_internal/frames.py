@@ -136,7 +136,11 @@ class Frames:
                            "new id")
         method, params = data.get("method"), data.get("params")
         name = params.get("name") if isinstance(params, dict) else None
-        refusal = self._before_handshake(method, params) or self._strings(method, params)
+        refusal = self._before_handshake(method, params)
+        argument = None if refusal else self._bad_argument(method, params)
+        if argument is not None:  # the model can fix it: a tool error it reads (issue 30)
+            return Verdict(reply=tool_refusal(ident, argument))
+        refusal = refusal or bad_string(params, "params")
         if refusal is not None:
             return Verdict(reply=error(ident, INVALID_PARAMS, f"Invalid params: {refusal}"))
         if method == "tools/call" and isinstance(params, dict):
@@ -165,16 +169,17 @@ class Frames:
                 "send initialize first, then notifications/initialized, then the request")
 
     @staticmethod
-    def _strings(method: object, params: object) -> str | None:
-        """A string in the request no answer could hold (a lone surrogate), or a tool argument
-        holding NUL, named by where it is."""
-        if method == "tools/call" and isinstance(params, dict):
-            found = bad_string(params.get("arguments"), "", nul=True)
-            if found is not None:
-                name = params.get("name")
-                return f"argument {found} (tool {name if isinstance(name, str) else '?'})"
-        found = bad_string(params, "params")
-        return found
+    def _bad_argument(method: object, params: object) -> str | None:
+        """A tool argument holding a string no tool can take (NUL, a lone surrogate), named
+        by where it is, with the fix; None when the arguments are fine."""
+        if method != "tools/call" or not isinstance(params, dict):
+            return None
+        found = bad_string(params.get("arguments"), "", nul=True)
+        if found is None:
+            return None
+        name = params.get("name")
+        return (f"argument {found} (tool {name if isinstance(name, str) else '?'}); "
+                "nothing was run: call again with the argument fixed")
 
     def _other(self, data: dict[str, Any], known: object) -> Verdict:
         try:
