@@ -22,6 +22,8 @@ PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 GATED = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 HEAD = 4096  # bytes of an over-long line kept to find its id
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+_TOOL_CALL = re.compile(rb'"method"\s*:\s*"tools/call"')
+_TOOL_NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z0-9_.-]{1,128})"')
 
 
 @dataclass(frozen=True)
@@ -99,11 +101,16 @@ class Frames:
         self.dropping, self.dropped = None, 0
         found = _ID.search(head)
         ident = json.loads(found.group(1)) if found else None
-        return Verdict(reply=error(
-            ident, INVALID_REQUEST,
-            f"request line of {size} bytes is over the limit of {self.max_bytes} bytes "
-            "(MUXPORT_MAX_REQUEST_BYTES); it was dropped unread: send less per call",
-        ))
+        line = f"request line of {size} bytes is over the limit of {self.max_bytes} bytes"
+        if valid_id(ident) and _TOOL_CALL.search(head):  # the model can send less: issue 30
+            tool = _TOOL_NAME.search(head)
+            name = tool.group(1).decode() if tool else "?"
+            return Verdict(reply=tool_refusal(ident, (
+                f"this call of {name} was dropped unread, nothing was run: its {line} "
+                "(MUXPORT_MAX_REQUEST_BYTES); send less per call (a long text in parts, "
+                "e.g. several paste_text calls)")))
+        return Verdict(reply=error(ident, INVALID_REQUEST, (
+            f"{line} (MUXPORT_MAX_REQUEST_BYTES); it was dropped unread: send less per call")))
 
     def judge(self, line: bytes) -> Verdict:
         try:
