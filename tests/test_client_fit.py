@@ -89,8 +89,8 @@ def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
     for name, hint in hints.items():
         assert hint == rows[name]["annotations"], name  # the report has every hint
         kind, reach = rows[name]["kind"], rows[name]["process_reach"]
-        # wait_for_run reads, but in the run's watcher, where the hook check cannot guard it
-        read_only = kind == "read" and name != "wait_for_run"
+        # every read is read-only, wait_for_run too: it only waits and collects (issue 30)
+        read_only = kind == "read"
         assert hint["readOnlyHint"] is read_only, name
         hands_input = reach in ("pane-input", "pane-command")
         assert hint["openWorldHint"] is hands_input, name
@@ -105,6 +105,7 @@ def test_annotations_say_what_each_kind_does(wire: Wire) -> None:
         assert hints[adds]["openWorldHint"] is False, adds
     assert hints["respawn_pane"]["destructiveHint"] is True  # it replaces the pane's process
     assert hints["wait_for_run"]["destructiveHint"] is False
+    assert hints["wait_for_run"]["readOnlyHint"] is True  # a client asks before no collection
     assert rows["wait_for_run"]["kind"] == "read" and rows["run_shell_command"]["kind"] == "execute"
     assert {rows[n]["toolset"] for n in rows if rows[n]["kind"] == "delete"} == {"teardown"}
     assert hints["run_shell_command"]["openWorldHint"] is True
@@ -271,3 +272,15 @@ def test_a_quick_run_answers_in_at_most_120_characters(wire: Wire, tmux_server: 
         assert schema["properties"][key]["default"] == default, key
         assert key not in schema.get("required", []), key
     assert "run_id" not in data  # nothing is left to collect
+
+
+def test_a_far_look_shows_the_hook_check_the_set_buffer_its_shell_runs() -> None:
+    """wait_for_run is read-only, and a far run's look is one of its reads: the look's
+    shell hands its text back with the far tmux's set-buffer, a client of its own that
+    fires after-set-buffer; the invocation names set-buffer itself, so the hook check
+    sees that hook (docs/client-fit.md, "The hook check")."""
+    from muxport._internal.hookguard import Wanted
+    from muxport_execute.host.far_script import commands
+
+    look = commands(100, 101, "/dev/pts/3", "tmux", "/tmp/far.sock")
+    assert "after-set-buffer" in Wanted.of_commands(look).hooks

@@ -514,19 +514,6 @@ def threads_and_fds(pid: int) -> tuple[int, int]:
     return threads, len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def unsendable(value: Any) -> bool:
-    """Whether arguments hold a string the server refuses as invalid params (-32602, before
-    any tool runs): a NUL character, or a lone surrogate (docs/reliability.md)."""
-    return any("\x00" in s or any("\ud800" <= c <= "\udfff" for c in s)
-               for s in strings_in(value))
-
-
-def refused_as_params(exc: Exception, arguments: Any) -> bool:
-    """A JSON-RPC error that is the documented refusal of an unsendable string."""
-    return getattr(exc, "code", None) == -32602 and unsendable(arguments) and (
-        "holds a NUL character" in str(exc) or "holds a lone surrogate" in str(exc))
-
-
 def error_code(result: Any) -> str | None:
     meta = getattr(result, "meta", None) or {}
     code = meta.get("error_code")

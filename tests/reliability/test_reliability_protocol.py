@@ -1,5 +1,6 @@
 """JSON-RPC 2.0 as written: every frame gets an answer (parse errors -32700 with id null,
-invalid requests -32600), non-object arguments are a tool error naming the recovery, a
+invalid requests -32600), non-object arguments and arguments a model can fix (NUL, lone
+surrogates, wrong types) are tool errors naming the recovery, a
 duplicate in-flight id is refused, and an over-long line is refused without being held."""
 
 from __future__ import annotations
@@ -83,10 +84,17 @@ def test_duplicate_in_flight_id_is_refused(raw):
 
 
 def test_over_long_line_is_refused_with_its_id(raw):
-    huge = raw.call("list_sessions", {"x": "a" * (6 << 20)})  # over the 4 MiB default
+    # a tool call's arguments over the 4 MiB default: the model can send less, so it is a
+    # tool error it reads (issue 30), found from the line's head while the rest is dropped
+    huge = raw.call("list_sessions", {"x": "a" * (6 << 20)})
     answer = raw.read(huge, timeout=30)
     STATS.protocol_cases += 1
-    assert answer["error"]["code"] == -32600 and "over the limit" in answer["error"]["message"]
+    assert_tool_refusal(answer, "over the limit", "send less per call")
+    assert "list_sessions" in answer["result"]["content"][0]["text"]
+    # any other request that long stays an invalid request
+    other = raw.read(raw.request("resources/read", {"uri": "tmux://" + "a" * (6 << 20)}),
+                     timeout=30)
+    assert other["error"]["code"] == -32600 and "over the limit" in other["error"]["message"]
     assert raw.read(raw.call("list_sessions", {}))["result"]["structuredContent"]["count"] == 1
 
 
@@ -99,24 +107,39 @@ INVALID_STRINGS = [
      "argument operations[0].arguments.pane_id holds a lone surrogate"),
     ("search_panes", {"pattern": "a\x00b"}, "argument pattern holds a NUL character"),
     ("list_panes", {"\ud800": 1}, "a name holds a lone surrogate"),
+    ("rename_session", {"session_id": "$0", "new_name": "a\x00b"},
+     "argument new_name holds a NUL character"),
 ]
 
 
-def test_invalid_strings_are_invalid_params_naming_the_argument(
+def assert_tool_refusal(answer: dict[str, Any], said: str, name: str) -> None:
+    """A tool error the model reads (issue 30: a JSON-RPC error most clients never show
+    their model): invalid_argument, nothing sent, its text naming the field and the fix."""
+    result = answer.get("result")
+    assert result is not None and "error" not in answer, answer
+    assert result["isError"] is True, result
+    assert result["_meta"] == {"error_code": "invalid_argument", "retryable": False,
+                               "delivery": "not_sent"}, result
+    text = result["content"][0]["text"]
+    assert said in text and name in text, text
+
+
+def test_invalid_strings_in_arguments_are_tool_errors_naming_the_argument(
     tmux_server, shell_pane, sandbox
 ):
     shell_pane("bash")
     errors = sandbox / "stderr.txt"
     raw = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
-                       "LIBTMUX_TOOLSETS": "inspect"}, stderr=errors)
+                       "LIBTMUX_TOOLSETS": "inspect,manage"}, stderr=errors)
     try:
         raw.initialize()
         for name, arguments, said in INVALID_STRINGS:
             answer = raw.read(raw.call(name, arguments))  # json.dumps escapes them as \uXXXX
             STATS.protocol_cases += 1
-            assert answer["error"]["code"] == -32602, (name, answer)
-            assert said in answer["error"]["message"], answer["error"]["message"]
-            assert f"(tool {name})" in answer["error"]["message"]
+            assert_tool_refusal(answer, said, f"(tool {name})")
+            assert "remove it" in answer["result"]["content"][0]["text"] or (
+                "send valid UTF-8" in answer["result"]["content"][0]["text"])
+        # outside a tool's arguments, a string no answer could hold stays invalid params
         weird = raw.read(raw.request("resources/read", {"uri": "tmux://\udc80"}))
         assert weird["error"]["code"] == -32602 and "params.uri" in weird["error"]["message"]
         ok = raw.read(raw.call("list_sessions", {}))  # a pair is fine: it is one character
@@ -126,6 +149,36 @@ def test_invalid_strings_are_invalid_params_naming_the_argument(
     finally:
         raw.kill()
     assert "Traceback" not in errors.read_text()
+
+
+# What else a model can get wrong in an argument: every one a tool error naming the field.
+FIXABLE_ARGUMENTS = [
+    ("rename_session", {"session_id": "$0", "new_name": "a\tb"}, "control character"),
+    ("rename_session", {"session_id": "$0", "new_name": "x" * 300}, "new_name"),
+    ("capture_pane", {"pane_id": 5}, "pane_id"),
+    ("capture_pane", {"pane_id": "%0", "max_lines": "many"}, "max_lines"),
+    ("capture_pane", {"pane_id": "%0", "max_lines": 10**9}, "max_lines"),
+    ("search_panes", {"pattern": ""}, "pattern"),
+    ("search_panes", {"pattern": "x" * 5000}, "pattern"),
+    ("search_panes", {}, "pattern"),
+    ("list_panes", {"pane_idd": "%0"}, "pane_idd"),
+]
+
+
+def test_every_fixable_argument_is_a_tool_error(tmux_server, shell_pane, sandbox):
+    shell_pane("bash")
+    names = tmux_server.lines("list-sessions", "-F", "#{session_id} #{session_name}")
+    raw = RawLauncher({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                       "LIBTMUX_TOOLSETS": "inspect,manage"})
+    try:
+        raw.initialize()
+        for name, arguments, said in FIXABLE_ARGUMENTS:
+            answer = raw.read(raw.call(name, arguments))
+            STATS.protocol_cases += 1
+            assert_tool_refusal(answer, said, name)
+    finally:
+        raw.kill()
+    assert tmux_server.lines("list-sessions", "-F", "#{session_id} #{session_name}") == names
 
 
 def test_a_request_before_initialize_names_the_handshake(tmux_server, shell_pane, sandbox):

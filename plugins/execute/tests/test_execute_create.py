@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from muxport.testing import CheckedCalls
 
-# tmux would format-expand these: #{pane_id} into an id, #(...) into a command's output.
-TRICKY = "-x #{pane_id} ; \"dq\" 'sq' #(echo ran) ##;"
+# tmux would format-expand these: #{pane_id} into an id, #(...) into a command's output;
+# strftime is not run on names (docs/tmux-facts.md, "Format expansion"): %5 and %H stay.
+TRICKY = "-x #{pane_id} ; \"dq\" 'sq' #(echo ran) ##; %5 %H"
 
 
 async def test_create_tools_over_stdio_keep_names_literally(stdio_client, tmux_server, tmp_path):
-    odd_dir = tmp_path / "dir #{pane_id} ;"
+    odd_dir = tmp_path / "dir #{pane_id} %H ;"
     odd_dir.mkdir()
     async with stdio_client(toolsets=["execute"]) as client:
         call = CheckedCalls(client)

@@ -142,8 +142,10 @@ def test_the_script_reaches_sh_exactly_through_format_expansion():
             done = subprocess.run([*argv, "-c", plain], capture_output=True, text=True,
                                   timeout=10, check=False)
             assert done.returncode == 0, (shell, done.stderr)
-    name = rest[0][2]
-    assert rest == [("show-buffer", "-b", name), ("delete-buffer", "-b", name)]
+    name = rest[-1][2]
+    # the empty set-buffer is a no-op that shows the hook check the script's set-buffer
+    assert rest == [("set-buffer", "-b", name, "--", ""), ("show-buffer", "-b", name),
+                    ("delete-buffer", "-b", name)]
 
 
 async def test_a_look_through_run_shell_sees_a_real_reader(tmux_server, shell_pane, mcp_client):

@@ -44,6 +44,7 @@ async def test_a_moved_cursor_is_named_so_in_every_shell(stdio_client, shell_pan
             got = await call("run_shell_command", {"pane_id": p, "command": command})
             assert (got["outcome"], got["lines_missed"]) == ("completed", True), got
             assert "moved the cursor" in got["note"] and "outgrew" not in got["note"], got
+            assert got["truncated"] is False, got  # rewritten on the screen, none lost off it
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
@@ -57,3 +58,20 @@ async def test_output_that_outgrew_the_history_is_named_so(
         got = await call("run_shell_command", {"pane_id": p, "command": "seq 500"})
         assert (got["exit_status"], got["output"][-1]) == (0, "500"), got
         assert "outgrew" in got["note"], got
+        # lines were lost off the top: truncated says so, not only lines_missed (issue 30)
+        assert got["lines_missed"] is True and got["truncated"] is True, got
+
+
+async def test_lines_lost_off_the_top_are_truncated(stdio_client, shell_pane, tmux_server):
+    # issue 30, as written: seq 1 6000 in a pane whose history-limit is 2000
+    tmux_server.cmd("set-option", "-g", "history-limit", "2000")
+    p = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        got = await CheckedCalls(client)("run_shell_command", {
+            "pane_id": p, "command": "seq 1 6000", "max_lines": 5000})
+    assert (got["outcome"], got["exit_status"]) == ("completed", 0), got
+    # what the history still holds, all of it (no budget cut): about 2000 lines
+    assert got["output"][-1] == "6000" and 1000 < len(got["output"]) < 2100, len(got["output"])
+    assert got["lines_dropped"] == 0
+    assert got["lines_missed"] is True and got["truncated"] is True, got
+    assert "outgrew" in got["note"], got

@@ -136,6 +136,7 @@ async def test_cursor_refusals_and_discontinuity(mcp_client, stdio_client, shell
             await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})
         )
         assert cleared["continuous"] is False
+        assert cleared.get("truncated", False) is False  # cleared, not outrun: nothing known lost
         assert "after-clear" in cleared["content"] and "before-clear" not in cleared["content"]
         assert "not a continuation" in cleared["note"]
 
@@ -148,6 +149,8 @@ async def test_cursor_refusals_and_discontinuity(mcp_client, stdio_client, shell
         )
         assert outrun["continuous"] is False
         assert outrun["content"][-1] == "400"
+        # lines lost off the top of the history: truncated (issue 30), and the note says so
+        assert outrun["truncated"] is True and "history" in outrun["note"]
 
         # Tampered, other pane, garbage.
         good = outrun["cursor"]
@@ -419,11 +422,13 @@ async def test_a_full_scrollback_that_scrolls_is_not_reported_as_cleared(mcp_cli
         kept = await wait_with(base["cursor"], "FIN-1")
         assert kept["outcome"] == "matched" and kept.get("note") is None, kept.get("note")
         assert kept["output"] == [*(f"line-{n}" for n in range(1, 101)), "FIN-1"]
+        assert kept.get("truncated", False) is False
 
         await write([*(f"more-{n}" for n in range(1, 151)), "FIN-2"])
         outran = await wait_with(kept["cursor"], "FIN-2")
         assert outran["outcome"] == "matched" and outran["output"][-1] == "FIN-2"
         assert "cleared" not in outran["note"] and "history keeps" in outran["note"]
+        assert outran["truncated"] is True  # lines lost off the top (issue 30)
 
 
 async def test_a_model_follows_a_pane_with_last_from_the_text_alone(stdio_client, shell_pane):

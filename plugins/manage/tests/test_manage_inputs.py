@@ -116,3 +116,24 @@ async def test_bad_inputs_are_tool_errors_naming_the_recovery(
         result = await client.call_tool(tool, arguments)
     assert recovery in error_text(result)
     assert result.meta["delivery"] in ("not_sent", "observed")
+
+
+# strftime sequences, a pane id, and format syntax: the names and titles tmux expands
+# (docs/tmux-facts.md, "Format expansion") keep every one of them as given
+PERCENT_TEXT = "%5 %H-%M %% #{pane_id} ##"
+
+
+async def test_names_and_titles_keep_percent_and_format_text(mcp_client, shell_pane, tmux_server):
+    pane = shell_pane("dash")
+    async with mcp_client(toolsets=["manage"]) as (client, _app):
+        session = await call(client, "rename_session", session_id=pane.session_id,
+                             new_name=PERCENT_TEXT)
+        window = await call(client, "rename_window", window_id=pane.window_id,
+                            new_name=PERCENT_TEXT)
+        title = await call(client, "set_pane_title", pane_id=pane.pane_id, title=PERCENT_TEXT)
+    assert session.structured_content["name"] == PERCENT_TEXT
+    assert window.structured_content["name"] == PERCENT_TEXT
+    assert title.structured_content["title"] == PERCENT_TEXT
+    shown = tmux_server.cmd("display-message", "-p", "-t", pane.pane_id,
+                            "#{session_name}|#{window_name}|#{pane_title}").strip()
+    assert shown == "|".join([PERCENT_TEXT] * 3)

@@ -22,6 +22,8 @@ PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 GATED = ("tools/", "resources/", "prompts/", "completion/", "logging/")
 HEAD = 4096  # bytes of an over-long line kept to find its id
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+_TOOL_CALL = re.compile(rb'"method"\s*:\s*"tools/call"')
+_TOOL_NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z0-9_.-]{1,128})"')
 
 
 @dataclass(frozen=True)
@@ -99,11 +101,16 @@ class Frames:
         self.dropping, self.dropped = None, 0
         found = _ID.search(head)
         ident = json.loads(found.group(1)) if found else None
-        return Verdict(reply=error(
-            ident, INVALID_REQUEST,
-            f"request line of {size} bytes is over the limit of {self.max_bytes} bytes "
-            "(MUXPORT_MAX_REQUEST_BYTES); it was dropped unread: send less per call",
-        ))
+        line = f"request line of {size} bytes is over the limit of {self.max_bytes} bytes"
+        if valid_id(ident) and _TOOL_CALL.search(head):  # the model can send less: issue 30
+            tool = _TOOL_NAME.search(head)
+            name = tool.group(1).decode() if tool else "?"
+            return Verdict(reply=tool_refusal(ident, (
+                f"this call of {name} was dropped unread, nothing was run: its {line} "
+                "(MUXPORT_MAX_REQUEST_BYTES); send less per call (a long text in parts, "
+                "e.g. several paste_text calls)")))
+        return Verdict(reply=error(ident, INVALID_REQUEST, (
+            f"{line} (MUXPORT_MAX_REQUEST_BYTES); it was dropped unread: send less per call")))
 
     def judge(self, line: bytes) -> Verdict:
         try:
@@ -136,7 +143,11 @@ class Frames:
                            "new id")
         method, params = data.get("method"), data.get("params")
         name = params.get("name") if isinstance(params, dict) else None
-        refusal = self._before_handshake(method, params) or self._strings(method, params)
+        refusal = self._before_handshake(method, params)
+        argument = None if refusal else self._bad_argument(method, params)
+        if argument is not None:  # the model can fix it: a tool error it reads (issue 30)
+            return Verdict(reply=tool_refusal(ident, argument))
+        refusal = refusal or bad_string(params, "params")
         if refusal is not None:
             return Verdict(reply=error(ident, INVALID_PARAMS, f"Invalid params: {refusal}"))
         if method == "tools/call" and isinstance(params, dict):
@@ -165,16 +176,17 @@ class Frames:
                 "send initialize first, then notifications/initialized, then the request")
 
     @staticmethod
-    def _strings(method: object, params: object) -> str | None:
-        """A string in the request no answer could hold (a lone surrogate), or a tool argument
-        holding NUL, named by where it is."""
-        if method == "tools/call" and isinstance(params, dict):
-            found = bad_string(params.get("arguments"), "", nul=True)
-            if found is not None:
-                name = params.get("name")
-                return f"argument {found} (tool {name if isinstance(name, str) else '?'})"
-        found = bad_string(params, "params")
-        return found
+    def _bad_argument(method: object, params: object) -> str | None:
+        """A tool argument holding a string no tool can take (NUL, a lone surrogate), named
+        by where it is, with the fix; None when the arguments are fine."""
+        if method != "tools/call" or not isinstance(params, dict):
+            return None
+        found = bad_string(params.get("arguments"), "", nul=True)
+        if found is None:
+            return None
+        name = params.get("name")
+        return (f"argument {found} (tool {name if isinstance(name, str) else '?'}); "
+                "nothing was run: call again with the argument fixed")
 
     def _other(self, data: dict[str, Any], known: object) -> Verdict:
         try:

@@ -106,11 +106,15 @@ def clip(line: str, start: int) -> str:
 
 
 async def captures(ctx: ToolContext, panes: list[str]) -> dict[str, list[str]]:
-    """Visible screens of ``panes``, several per invocation, split on a random marker."""
+    """Visible screens of ``panes``, several per invocation, split on a random marker.
+
+    The marker names its pane through ``#{pane_id}``, never by putting the id in the
+    template: display-message runs its template through strftime first, which rewrites
+    ``%5`` (docs/tmux-facts.md, "Format expansion")."""
     marker = f"muxport-search-{secrets.token_hex(8)}"
     commands: list[tuple[str, ...]] = []
     for pane in panes:
-        commands.append(("display-message", "-p", "-t", pane, marker + " " + pane))
+        commands.append(("display-message", "-p", "-t", pane, marker + " #{pane_id}"))
         commands.append(("capture-pane", "-p", "-J", "-t", pane))
     out = await ctx.tmux.run(*commands, check=False)
     if out.returncode != 0 and len(panes) > 1:
@@ -137,6 +141,7 @@ class Scan:
     started: float = field(default_factory=time.monotonic)
     matches: list[Match] = field(default_factory=list)
     searched: int = 0
+    unread: int = 0  # listed, but no screen came back (closed meanwhile): said in the note
     lines_read: int = 0
     bytes_read: int = 0
     limited: bool = False
@@ -149,6 +154,7 @@ class Scan:
                 return
             lines = screens.get(pane_id)
             if lines is None:
+                self.unread += 1
                 continue
             found = 0
             for number, line in enumerate(lines, 1):
@@ -211,6 +217,11 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
             f"{CEILING_BYTES} bytes, {CEILING_SECONDS:.0f} s) stopped the search after "
             f"{searched} of {len(panes)} panes; "
             "pass session_id to search fewer panes"
+        )
+    if scan.unread:
+        notes.append(
+            f"{scan.unread} of the {len(panes)} panes listed could not be read (closed "
+            "during the search?); call list_panes to see what exists"
         )
     if more:
         room = [name for name, value, cap in (

@@ -121,7 +121,7 @@ class Wait:
             cursor=cursor,
             seconds=round(time.monotonic() - self.start, 3),
             effective_timeout=self.timeout,
-            truncated=kept.truncated,
+            truncated=kept.truncated or self.outran,  # lines lost off the top: issue 30
             lines_dropped=kept.lines_dropped,
             max_lines=self.budget,
             note=note,

@@ -69,9 +69,11 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
     if cursor is None:
         notes.append('baseline taken; cursor "last" returns what follows')
     elif not result.continuous:
+        why = ("more lines were printed than the pane's history keeps (history-limit), so "
+               "the oldest new ones are lost" if result.outran else "the pane was cleared")
         notes.append(
-            "the pane was cleared or its history outran the cursor: content is the newest "
-            "finished lines now in the pane, not a continuation of the last look"
+            f"{why}: content is the newest finished lines now in the pane, not a "
+            "continuation of the last look"
         )
     notes.append(older_note(kept, budget, [current.cursor_line, *current.below]))
     if current.dead:
@@ -81,7 +83,8 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
         new_lines=len(result.lines),
         cursor=sign.encode(result.state),
         continuous=result.continuous,
-        truncated=kept.truncated,
+        # lines lost off the top of a full history are a cut too (issue 30)
+        truncated=kept.truncated or (result.outran and not result.continuous),
         lines_dropped=kept.lines_dropped,
         max_lines=budget,
         note="; ".join(filter(None, notes)) or None,

@@ -40,6 +40,9 @@ class Ending:
     reason: str | None = None  # why it did not start, or what failed (error_code)
     pane_lines: list[str] | None = None  # what the pane showed, when that explains it
     invalid_utf8: int | None = None  # bytes not UTF-8 in the raw output (None: not known)
+    # the output outgrew the pane's history (its start marker is gone from a full history):
+    # its first lines are lost, which the answer says as truncated (issue 30)
+    outgrew: bool = False
 
 
 class Strategy(Protocol):

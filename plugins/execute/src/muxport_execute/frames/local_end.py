@@ -170,4 +170,6 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
                 await anyio.sleep(STALLED_STEP)
         if invalid and note is None:
             note = raw_bytes.NOTE.format(count=invalid)
-    return Ending("completed", status, lines, framed, not framed, note, invalid_utf8=invalid)
+    outgrew = not found.started and seen.history_full
+    return Ending("completed", status, lines, framed, not framed, note, invalid_utf8=invalid,
+                  outgrew=outgrew)

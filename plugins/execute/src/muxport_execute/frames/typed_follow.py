@@ -141,4 +141,6 @@ async def follow(w: TypedWatch, emit: Emit) -> Ending:
     elif not found.started:
         note = missing_start(seen.history_full)
     framed = found.started and not kept
-    return Ending("completed", found.status, found.lines, framed, not framed, note)
+    outgrew = not found.started and seen.history_full
+    return Ending("completed", found.status, found.lines, framed, not framed, note,
+                  outgrew=outgrew)

@@ -115,8 +115,11 @@ def commands(
         + LOOK.replace("%(max)d", str(MAX_PROCESSES)).replace("%(budget)d", str(BUDGET))
         + f"{tmux} set-buffer -b {name} -- \"V 1\n$out\" >/dev/null 2>&1\nexit 1\n"
     )
-    return (("if-shell", literal(script), ""), ("show-buffer", "-b", name),
-            ("delete-buffer", "-b", name))
+    # set-buffer of no data is a no-op in tmux (cmd-set-buffer.c) that names the command
+    # the script's own client runs, so that the hook check of a read-only call
+    # (wait_for_run) sees the after-set-buffer hook the look would fire
+    return (("if-shell", literal(script), ""), ("set-buffer", "-b", name, "--", ""),
+            ("show-buffer", "-b", name), ("delete-buffer", "-b", name))
 
 
 @dataclass

@@ -60,7 +60,7 @@ class RunAnswer(Result):
 def answer(
     run: Run, outcome: AnswerOutcome, lines: list[str], framed: bool, missed: bool,
     max_lines: int | None, timeout: float, note: str | None = None,
-    reading: Reader | None = None,
+    reading: Reader | None = None, outgrew: bool = False,
 ) -> RunAnswer:
     budget = clamp_lines(max_lines)
     kept = keep_newest(lines, budget)
@@ -81,8 +81,10 @@ def answer(
         output=kept.lines,
         framed=framed,
         lines_missed=missed,
-        # a cut made when the output was stored stays reported through this second cut
-        truncated=kept.truncated or dropped > 0 or (ending is not None and run.stored_truncated),
+        # a cut made when the output was stored stays reported through this second cut, and
+        # lines lost off the top of a full history are a cut too (issue 30)
+        truncated=kept.truncated or dropped > 0 or (ending is not None and run.stored_truncated)
+        or (ending.outgrew if ending is not None else outgrew),
         lines_dropped=kept.lines_dropped + dropped,
         run_id=None if run.final else run.run_id,  # something left to collect
         seconds=round(run.elapsed(), 3),
@@ -150,13 +152,15 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         assert end is not None
         return answer(run, end.outcome, run.output, end.framed, end.lines_missed, max_lines, wait)
     found = run.frame.extract(seen.lines)
+    outgrew = not found.started and seen.history_full
     if run.state == "stopped":
         note = stopped_recovery(run.pane_id, run.run_id)
-        return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
+        return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note,
+                      outgrew=outgrew)
     if reading is not None:
         note = waiting_note(run, reading, reader_name(reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
-                      max_lines, wait, note, reading)
+                      max_lines, wait, note, reading, outgrew)
     note = (
         "still running: wait_for_run collects it "
         f"({stop_recovery(shown(run, seen.command), run.pane_id)})"
@@ -174,7 +178,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
             f"; muxport cannot see whether a command {where} waits for input: capture_pane "
             "shows what the pane asks"
         )
-    return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note)
+    return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note,
+                  outgrew=outgrew)
 
 
 def shown(run: Run, command: str) -> str:

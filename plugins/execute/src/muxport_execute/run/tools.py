@@ -61,12 +61,11 @@ async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> 
     return await settle(ctx, run, timeout, args.max_lines)
 
 
-# Its reads happen in the run's watcher, which run_shell_command started: the hook check
-# of read-only tools cannot guard them, so it claims no read-only (docs/client-fit.md).
-@tool(
-    READ.replace(output_classes=["terminal-content", "tmux-metadata"], read_only=False),
-    title="Wait for a run",
-)
+# A read, and read-only (issue 30): it only waits for a run and collects it; none of its
+# arguments changes anything (no interrupt: a stuck run is send_keys C-c's). Its own
+# reads (a look at the pane, a far host's look) go through the hook check; the run's
+# watcher is run_shell_command's (docs/plugin-contract.md, "Kinds").
+@tool(READ.replace(output_classes=["terminal-content", "tmux-metadata"]), title="Wait for a run")
 async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run of run_shell_command; return its exit status and output (same outcomes)."""
     run = runs.get(args.run_id)
