@@ -78,3 +78,52 @@ async def test_respawn_revives_a_dead_pane_and_refuses_the_caller(mcp_client, tm
         result = await client.call_tool("respawn_pane", {"pane_id": pane.pane_id})
     assert not result.is_error, result.content[0].text
     assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_dead}").strip() == "0"
+
+
+# Hooks from published configs that fail when nobody is attached: tmux made the object and
+# printed its ids, then the hook's error set the exit status (docs/tmux-facts.md, "Hooks
+# that fail").
+FAILING = {
+    "after-new-session": ("command-prompt", "no current client"),
+    "after-new-window": ("select-pane -l", "no last pane"),
+    "after-split-window": ("command-prompt", "no current client"),
+}
+
+
+async def test_a_failing_after_hook_does_not_undo_the_answer(mcp_client, tmux_server, shell_pane):
+    pane = shell_pane("dash")
+    for hook, (command, _) in FAILING.items():
+        tmux_server.cmd("set-hook", "-g", hook, command)
+    async with mcp_client(toolsets=["execute"]) as (client, _app):
+        session = await client.call_tool("create_session", {"session_name": "hooked"})
+        window = await client.call_tool("create_window", {"session_id": pane.session_id})
+        split = await client.call_tool("split_window", {"pane_id": pane.pane_id})
+    answers = {"after-new-session": session, "after-new-window": window,
+               "after-split-window": split}
+    for hook, answer in answers.items():
+        assert not answer.is_error, answer.content[0].text
+        note = answer.structured_content["note"]
+        assert hook in note and FAILING[hook][1] in note and "do not call" in note, note
+    made = session.structured_content
+    sessions = tmux_server.lines("list-sessions", "-F", "#{session_id}")
+    assert sorted(sessions) == sorted([pane.session_id, made["id"]])  # one made, not two
+    assert made["window_id"].startswith("@") and made["pane_id"].startswith("%")
+    windows = tmux_server.lines("list-windows", "-t", pane.session_id, "-F", "#{window_id}")
+    assert windows == [pane.window_id, window.structured_content["id"]]  # one made, not two
+    panes = tmux_server.lines("list-panes", "-t", pane.window_id, "-F", "#{pane_id}")
+    assert panes == [pane.pane_id, split.structured_content["id"]]
+
+
+async def test_notification_hooks_run_apart_from_the_answer(mcp_client, tmux_server, shell_pane):
+    """``session-created`` and ``window-linked`` hooks are queued as notifications, not on
+    the asking client: their errors never reach it (nothing to note)."""
+    pane = shell_pane("dash")
+    tmux_server.cmd("set-hook", "-g", "session-created", "select-pane -l")
+    tmux_server.cmd("set-hook", "-g", "window-linked", "command-prompt")
+    async with mcp_client(toolsets=["execute"]) as (client, _app):
+        session = await client.call_tool("create_session", {})
+        window = await client.call_tool("create_window", {"session_id": pane.session_id})
+    for answer in (session, window):
+        assert not answer.is_error, answer.content[0].text
+        assert "note" not in answer.structured_content
+    assert len(tmux_server.lines("list-windows", "-a", "-F", "#{window_id}")) == 3

@@ -73,6 +73,34 @@ async def test_pane_in_copy_mode_is_refused_and_left_in_it(mcp_client, tmux_serv
     assert not typed(pane)
 
 
+async def test_two_stacked_modes_are_a_mode(mcp_client, tmux_server, shell_pane):
+    """``#{pane_in_mode}`` counts the modes (format.c): a config's errors (or ``run-shell -t``
+    output) in view-mode with copy-mode entered over it is 2, and still a pane in a mode
+    (issue 30)."""
+    pane = shell_pane("bash")
+    tmux_server.cmd("run-shell", "-t", pane.pane_id, "echo from-run-shell")  # view-mode
+    tmux_server.cmd("copy-mode", "-t", pane.pane_id)  # copy-mode over it
+    assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_in_mode}").strip() == "2"
+    async with mcp_client(toolsets=["execute", "inspect"]) as (client, _app):
+        text = await refused(client, pane.pane_id, "in_mode")
+        ran = await client.call_tool("run_shell_command",
+                                     {"pane_id": pane.pane_id, "command": f"echo {MARK}"})
+        listed = await client.call_tool("list_panes", {"window_id": pane.window_id})
+        info = await client.call_tool("get_pane_info", {"pane_id": pane.pane_id})
+    assert "copy-mode" in text
+    assert ran.is_error and ran.meta["reason"] == "in_mode", ran.content[0].text
+    assert ran.meta["delivery"] == "not_sent"
+    row = next(p for p in listed.structured_content["panes"] if p["id"] == pane.pane_id)
+    assert row["in_mode"] is True
+    assert info.structured_content["in_mode"] is True
+    assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_in_mode}").strip() == "2"
+    tmux_server.cmd("send-keys", "-t", pane.pane_id, "-X", "cancel")  # copy-mode, then view-mode
+    tmux_server.cmd("send-keys", "-t", pane.pane_id, "-X", "cancel")
+    assert tmux_server.cmd("display", "-p", "-t", pane.pane_id, "#{pane_in_mode}").strip() == "0"
+    pane.run("true")
+    assert not typed(pane)
+
+
 async def test_dead_and_input_disabled_panes_are_refused(mcp_client, tmux_server, shell_pane):
     dead, off = shell_pane("dash"), shell_pane("dash")
     tmux_server.cmd("set", "-p", "-t", dead.pane_id, "remain-on-exit", "on")

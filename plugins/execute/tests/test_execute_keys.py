@@ -113,3 +113,32 @@ async def test_cancelled_paste_leaves_no_buffer(mcp_client, tmux_server, shell_p
     assert tmux_server.buffers() == []
     pane.run("true")
     assert not any("never" in line for line in pane.screen(history=True))
+
+
+async def test_input_is_sent_once_when_a_hook_after_it_fails(mcp_client, tmux_server, shell_pane):
+    """A failing after-send-keys / after-paste-buffer hook (docs/tmux-facts.md, "Hooks that
+    fail"): the keys arrived, so the answer is sent, with a note; a retry would type twice."""
+    pane = shell_pane("bash")
+    for hook in ("after-send-keys", "after-paste-buffer", "after-set-buffer", "after-set-option"):
+        tmux_server.cmd("set-hook", "-g", hook, "command-prompt")
+    async with mcp_client(toolsets=["execute"]) as (client, _app):
+        keys = await client.call_tool("send_keys", {
+            "pane_id": pane.pane_id, "keys": "echo typed-$((6*7)); " + signal(tmux_server, "k1"),
+            "literal": True, "enter": True})
+        tmux_server.wait_for("k1")
+        pasted = await client.call_tool("paste_text", {
+            "pane_id": pane.pane_id, "text": "echo pasted-$((6*7)); " + signal(tmux_server, "k2"),
+            "enter": True})
+        tmux_server.wait_for("k2")
+        synced = await client.call_tool("set_synchronize_panes",
+                                        {"window_id": pane.window_id, "enabled": True})
+        ran = await client.call_tool("run_shell_command",
+                                     {"pane_id": pane.pane_id, "command": "echo ran-$((6*7))"})
+    for answer in (keys, pasted, synced, ran):
+        assert not answer.is_error, answer.content[0].text
+        note = answer.structured_content["note"]
+        assert "no current client" in note and "do not call" in note, note
+    assert ran.structured_content["output"] == ["ran-42"], ran.structured_content
+    screen = pane.screen(history=True)
+    assert sum(line == "typed-42" for line in screen) == 1
+    assert sum(line == "pasted-42" for line in screen) == 1

@@ -178,3 +178,19 @@ async def test_teardown_is_not_a_default_on_an_existing_server(stdio_client, she
         names = {t.name for t in (await client.list_tools()).tools}
     assert "rename_window" in names and "wait_for_channel" in names
     assert not names & {"clear_pane_scrollback", "kill_pane", "kill_window", "kill_session"}
+
+
+async def test_a_failing_after_kill_pane_hook_leaves_the_kill_answered(mcp_client, tmux_server,
+                                                                        shell_pane):
+    """The pane is gone when its after-hook fails: answered killed, with a note (a retry
+    would only find it missing); docs/tmux-facts.md, "Hooks that fail"."""
+    pane = shell_pane("dash")
+    other = tmux_server.cmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", pane.pane_id,
+                            "cat").strip()
+    tmux_server.cmd("set-hook", "-g", "after-kill-pane", "command-prompt")
+    async with mcp_client(toolsets=["teardown"]) as (client, _app):
+        killed = await client.call_tool("kill_pane", {"pane_id": other})
+    assert not killed.is_error, killed.content[0].text
+    assert killed.structured_content["killed"] is True
+    assert "no current client" in killed.structured_content["note"]
+    assert not exists(tmux_server, other) and exists(tmux_server, pane.pane_id)

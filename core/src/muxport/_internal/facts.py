@@ -38,6 +38,9 @@ class TmuxResult:
     returncode: int
     stdout: str
     stderr: str
+    # the commands completed but an after-hook failed: its error, and the hooks it may be
+    # (returncode is then 0; completion.py, docs/tmux-facts.md "Hooks that fail")
+    hook_error: str = ""
 
     @property
     def lines(self) -> list[str]:

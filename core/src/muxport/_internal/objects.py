@@ -169,12 +169,20 @@ PANE_FIELDS = {
 M = TypeVar("M", bound=BaseModel)
 
 
+def flag(value: str) -> bool:
+    """A format read as yes or no: any number but 0. Some are counts, not 0 or 1:
+    ``pane_in_mode`` is how many modes are stacked on the pane (view-mode showing a
+    config's errors, copy-mode entered over it: 2); docs/tmux-facts.md, "Formats that
+    count"."""
+    return value.isdigit() and int(value) != 0
+
+
 def parse(model: type[M], fields: dict[str, str], values: Sequence[str], **extra: object) -> M:
     """One object from one record of ``fmt(fields)`` output (an empty optional int is null)."""
     data: dict[str, object] = dict(zip(fields, values, strict=False))
     for key, info in model.model_fields.items():
         if info.annotation is bool and key in data:
-            data[key] = data[key] == "1"
+            data[key] = flag(str(data[key]))
         elif info.annotation is int and key in data:
             data[key] = int(str(data[key]) or 0)
         elif info.annotation == int | None and key in data:

@@ -21,7 +21,7 @@ from muxport_launch import EarlyInitialize
 from muxport_launch.instructions import INSTRUCTIONS
 from pydantic import BaseModel, ValidationError
 
-from muxport._internal import VERSION, resources
+from muxport._internal import VERSION, completion, resources
 from muxport._internal.answers import (
     AnswerBudget,
     answer_bytes,
@@ -141,7 +141,7 @@ class MuxportServer:
         budget = AnswerBudget(answer_bytes())
         try:
             with (guarding(name if read_only else None), self.services.shutdown.call(),
-                  answering(budget)):
+                  answering(budget), completion.collecting() as hook_errors):
                 result = await self.services.func(name)(tool_ctx, args)
             if result is None:  # the grace after EOF is over: cancelled
                 return error_result(cut_short(name))
@@ -161,6 +161,8 @@ class MuxportServer:
             ))
         if tool_ctx._cut_short and isinstance(result, Result):
             result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
+        if hook_errors and isinstance(result, Result):  # done, though a hook failed after it
+            result.note = "; ".join(filter(None, (result.note, completion.note(hook_errors))))
         data = fit(answer_dict(result), budget.limit)
         if data is None:
             return error_result(ToolError(

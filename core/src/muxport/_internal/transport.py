@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import anyio
 from anyio.abc import Process
 
-from muxport._internal import facts, hookguard, invoke
+from muxport._internal import completion, facts, hookguard, invoke
 from muxport._internal.errors import NotFound, ServerGone, TmuxFailed, ToolError
 from muxport._internal.facts import TmuxResult, refuse_nul
 from muxport._internal.invoke import DEADLINE, Finished
@@ -81,14 +81,14 @@ class Transport(LongLivedClients):
         the call answers ``tmux_unresponsive`` (the server is stopped or hung)."""
         key = _key(commands)
         await self._guard(hookguard.Wanted.of_commands(key))
-        return await self._checked(await self._invoke(key, deadline), check)
+        return await self._checked(completion.record(await self._invoke(key, deadline)), check)
 
     async def read(self, *commands: Sequence[str], check: bool = True) -> TmuxResult:
         """Like ``run``, for read-only commands on a hot path (waits): identical reads asked
         for at the same time share ONE invocation that starts after each of them asked."""
         key = _key(commands)
         await self._guard(hookguard.Wanted.of_commands(key))
-        return await self._checked(await self._shared(self._reads, key), check)
+        return await self._checked(completion.record(await self._shared(self._reads, key)), check)
 
     async def _invoke(
         self, commands: Sequence[Sequence[str]], deadline: float = DEADLINE, start: bool = True
@@ -101,7 +101,12 @@ class Transport(LongLivedClients):
         # The socket may move between that check and the connection: while the served
         # server runs, a forked client never starts one (docs/reliability.md, "moved socket")
         serving = start and self.liveness.serving()
-        done = await self._exec(refuse_nul(self.argv(*commands)), deadline, start and not serving)
+        # a marker last: whether every command completed when an after-hook failed
+        hooks = completion.hooked(commands)
+        sent = (*commands, completion.MARKER) if hooks else commands
+        # the marker would start a server where the commands would not (a forked client)
+        may_start = start and not serving and (not hooks or completion.starts_server(commands))
+        done = await self._exec(refuse_nul(self.argv(*sent)), deadline, may_start)
         result = TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
@@ -115,7 +120,7 @@ class Transport(LongLivedClients):
                 return await self._invoke(commands, deadline, start)
             if serving and not self.liveness.serving():  # it exited: a new one may start
                 return await self._invoke(commands, deadline, start)
-        return result
+        return completion.settle(result, hooks) if hooks else result
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
         try:
