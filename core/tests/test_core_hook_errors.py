@@ -55,3 +55,14 @@ def test_settle_reads_the_marker_only_as_the_last_line() -> None:
     assert (done.returncode, done.stdout) == (0, "a\n")
     assert done.hook_error == "no current client (after-send-keys)"
     assert completion.settle(TmuxResult(0, line, ""), hooks) == TmuxResult(0, "", "")
+
+
+def test_a_marker_line_before_a_failure_is_not_the_marker() -> None:
+    """The marker is the invocation's last command, so its line is the last of stdout. A
+    pane can show the token (a person read it in ps: a forked client's argv): captured
+    before a command that failed, that line is not the marker, and the failure stays."""
+    line = completion.TOKEN + "\n"
+    failed = TmuxResult(1, "a\n" + line + "b\n", "can't find pane: %9\n")
+    assert completion.settle(failed, ("after-capture-pane",)) == failed
+    first = TmuxResult(1, line + "b\n", "can't find pane: %9\n")
+    assert completion.settle(first, ("after-capture-pane",)) == first

@@ -50,11 +50,12 @@ def starts_server(commands: Sequence[Sequence[str]]) -> bool:
 def settle(result: TmuxResult, hooks: Sequence[str]) -> TmuxResult:
     """``result`` of an invocation that ended with ``MARKER``, without the marker's line;
     a failure after which the marker still printed is a success with ``hook_error``."""
-    stdout = result.stdout
-    at = stdout.rfind(TOKEN + "\n")
-    if at < 0 or (at > 0 and stdout[at - 1] != "\n"):
+    # the marker runs last and no hook follows it: its line is stdout's last, or it never
+    # ran (a pane that shows the token, captured before a failure, is not it)
+    stdout, line = result.stdout, TOKEN + "\n"
+    if stdout != line and not stdout.endswith("\n" + line):
         return result  # a command failed: the marker never ran
-    stdout = stdout[:at] + stdout[at + len(TOKEN) + 1 :]
+    stdout = stdout[: -len(line)]
     if result.returncode == 0:
         return replace(result, stdout=stdout)
     said = result.stderr.strip().splitlines()
