@@ -45,3 +45,36 @@ async def test_a_line_typed_during_a_run_is_named(stdio_client, shell_pane, tmux
                                           for row in rows), what="the person's line ran")
         plain = await run(client, p, "echo plain")
         assert plain["output"] == ["plain"] and "typed into" not in (plain.get("note") or "")
+
+
+async def test_a_line_typed_ahead_that_the_run_reads_is_not_named(stdio_client, shell_pane,
+                                                                  tmux_server, tmp_path):
+    """Typed before the run reads it, then read by the run: the note goes once a look sees
+    the terminal's queue drained while the run still runs (the shell will not run it)."""
+    p, go, end = shell_pane("bash").pane_id, tmp_path / "go", tmp_path / "end"
+    command = (f"echo before; while [ ! -e {go} ]; do sleep 0.05; done; read x; echo got-$x; "
+               f"while [ ! -e {end} ]; do sleep 0.05; done")
+    async with stdio_client(toolsets=["execute"]) as client:
+        first = await run(client, p, command, timeout=0)
+        await eventually(lambda: tmux_server.lines("capture-pane", "-p", "-t", p),
+                         lambda rows: "before" in rows, what="the run's first line")
+        tmux_server.cmd("send-keys", "-t", p, "answer", "Enter")
+        for _ in range(20):  # queued, unread: named (the monitor looks every 0.5 s at most)
+            seen = await call(client, "wait_for_run", {"run_id": first["run_id"],
+                                                       "timeout": 0.5})
+            if "typed into" in (seen["note"] or ""):
+                break
+        assert "typed into" in seen["note"], seen
+        go.touch()
+        await eventually(lambda: tmux_server.lines("capture-pane", "-p", "-t", p),
+                         lambda rows: "got-answer" in rows, what="the run read the line")
+        for _ in range(20):  # read by the run: no longer named
+            seen = await call(client, "wait_for_run", {"run_id": first["run_id"],
+                                                       "timeout": 0.5})
+            if "typed into" not in (seen["note"] or ""):
+                break
+        assert "typed into" not in (seen["note"] or ""), seen
+        end.touch()
+        done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 20})
+    assert (done["outcome"], done["exit_status"]) == ("completed", 0), done
+    assert "got-answer" in done["output"] and "typed into" not in done.get("note", ""), done

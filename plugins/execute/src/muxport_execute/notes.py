@@ -146,8 +146,9 @@ def typed_note(pane_id: str) -> str:
     """The note of a run into whose pane keys were typed that it did not read."""
     return (
         f"keys were typed into {pane_id} during the run (a person, or send_keys) that the "
-        "run did not read: the terminal echoed them into this output, and the shell reads "
-        "them as its next command line once the run ends"
+        "run had not read when last looked at: the terminal echoed them into this output, "
+        "and what the run does not read the shell reads as its next command line once the "
+        "run ends"
     )
 
 

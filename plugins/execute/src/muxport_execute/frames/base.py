@@ -4,7 +4,7 @@ driver (run/driver.py).
 
 A frame prepares (checks, private files, a probe), sends its one line, then follows
 the run, turning what it sees into events (``started``, ``stopped``, ``resumed``,
-``typed``) and
+``typed``, ``read``) and
 returns the run's ending. Only the driver turns those into a run's transitions.
 """
 
@@ -23,7 +23,8 @@ from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
-Event = Literal["started", "stopped", "resumed", "typed"]  # typed: docs/run-outcomes.md
+# typed, read: keys typed into the pane wait unread, or the run read them (run-outcomes.md)
+Event = Literal["started", "stopped", "resumed", "typed", "read"]
 Emit = Callable[[Event], None]
 
 

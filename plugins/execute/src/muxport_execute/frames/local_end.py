@@ -53,7 +53,7 @@ class Watch:
     started: bool = False  # the frame has started (emitted)
     stopped: bool = False  # the frame's process is stopped (emitted)
     dropped: bool = False  # the command text is removed (the shell opened cmd)
-    saw_typing: bool = False  # keys typed into the pane that the run did not read (emitted)
+    saw_typing: bool = False  # keys typed into the pane wait unread (emitted: typed, read)
 
     @property
     def shell_pid(self) -> int | None:

@@ -71,10 +71,14 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
         emit("started")
     if not w.dropped:  # the shell has opened cmd: the command text goes (local_files.py)
         w.dropped = w.frame.drop_command()
-    if not w.saw_typing and procs.typed_ahead(w.tty):  # whole lines nothing read: not ours
-        w.saw_typing = True  # (the shell read the run's line before the frame started)
-        emit("typed")
-    if w.frame.has_ended():
+    # whole lines nothing read are not ours (the shell read the run's line before the frame
+    # started); drained while the frame still runs (asked after the queue), the run read them
+    queued = procs.typed_ahead(w.tty) > 0
+    ended = w.frame.has_ended()
+    if queued != w.saw_typing and (queued or not ended):
+        w.saw_typing = queued
+        emit("typed" if queued else "read")
+    if ended:
         return True
     job = w.job()
     if job in ("stopped", "running") and w.stopped != (job == "stopped"):

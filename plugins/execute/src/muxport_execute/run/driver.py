@@ -56,8 +56,8 @@ def _apply(run: Run, event: Event) -> None:
         _move(run, "stopped")
     elif event == "resumed" and run.state == "stopped":
         _move(run, "started")
-    elif event == "typed":  # not a transition: said in every answer from now on
-        run.typed_in = True
+    elif event in ("typed", "read"):  # not a transition: said while the keys wait unread
+        run.typed_in = event == "typed"
 
 
 def _end(run: Run, ending: Ending) -> None:

@@ -67,7 +67,7 @@ class Run:
     frame_name: FrameName = "local"  # typed: through the terminal (frames/typed.py)
     view: View | None = None  # the run's processes are local: /proc shows input waits
     far: FarView | None = None  # ...or a far server's host's: its /proc through tmux
-    typed_in: bool = False  # keys typed into the pane that the run did not read (a note)
+    typed_in: bool = False  # keys typed into the pane waited unread at the last look (a note)
 
     @property
     def final(self) -> bool:
