@@ -31,12 +31,20 @@ def noisy(far, request) -> Iterator[str]:
         rc.write_text(kept)
 
 
-async def test_muxport_reads_past_what_a_far_rc_prints(far, noisy, armed_call):
-    async with far.client() as client:
+# both transports: a forked client is an ssh session of its own, whose output has the far
+# login's text and the host's marker first; the hook marker then ends it
+@pytest.mark.parametrize("transport", ["socket", "fork"])
+async def test_muxport_reads_past_what_a_far_rc_prints(far, noisy, armed_call, transport):
+    async with far.client(env={"MUXPORT_TRANSPORT": transport}) as client:
         call = CheckedCalls(client)
         made = await call("create_session", session_name="noisy")
         listed = await call("list_sessions")
         assert [s["name"] for s in listed["sessions"]] == ["noisy"], noisy
+        # a failing after-hook (docs/tmux-facts.md, "Hooks that fail"): done, with a note
+        far.server().cmd("set-hook", "-g", "after-new-window", "select-pane -l")
+        window = await call("create_window", session_id=made["id"])
+        assert window["id"].startswith("@") and "no last pane" in window["note"], window
+        far.server().cmd("set-hook", "-gu", "after-new-window")
         pane = made["pane_id"]
         run = await call("run_shell_command", pane_id=pane, command="echo a; exit 3")
         assert (run["output"], run["exit_status"]) == (["a"], 3), (noisy, run)
