@@ -6,9 +6,10 @@ clients (control mode for waits, file commands). muxport reads past it everywher
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from muxport.testing import CheckedCalls
+from muxport.testing import CheckedCalls, MCPError, eventually
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -57,3 +58,40 @@ async def test_muxport_reads_past_what_a_far_rc_prints(far, noisy, armed_call, t
             client, "wait_for_channel", {"channel": "noisy-go", "timeout": 20},
             lambda: far.server().cmd("wait-for", "-S", "noisy-go"), "registered")
         assert woken.structured_content["outcome"] == "signalled", (noisy, woken)
+
+
+def _ssh_clients_naming(word: str) -> list[str]:
+    """This machine's ssh clients whose command names ``word`` (not the far side's shell:
+    the far host is this machine too)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if words and Path(words[0].decode()).name == "ssh" and word.encode() in words[-2]:
+            found.append(b" ".join(words).decode("utf-8", "replace"))
+    return found
+
+
+async def test_a_wait_cancelled_while_a_slow_far_login_runs_leaves_no_client(far):
+    """A forked far client (the fork transport's wait-for) is read past its login's text
+    before it is handed over; a call cancelled meanwhile (the client's read timeout) ends
+    that client at once, not at shutdown: nobody else would (docs/ssh.md, "What a far
+    login prints")."""
+    rc, channel = far.user.home / ".bashrc", "slow-login-chan"
+    kept = rc.read_text()
+    first, _, rest = kept.partition("\n")
+    # only the waiter's login is slow: bash sees the ssh command in BASH_EXECUTION_STRING
+    slow = f'case "$BASH_EXECUTION_STRING" in *{channel}*) sleep 15;; esac\n'
+    rc.write_text(f"{first}\n{slow}{rest}")
+    try:
+        async with far.client(env={"MUXPORT_TRANSPORT": "fork"}) as client:
+            await CheckedCalls(client)("create_session", session_name="slow")
+            with pytest.raises(MCPError):
+                await client.call_tool("wait_for_channel", {"channel": channel, "timeout": 60},
+                                       read_timeout_seconds=3.0)
+            await eventually(lambda: _ssh_clients_naming(channel), lambda seen: seen == [],
+                             what="the cancelled wait's ssh client to end", within=8.0)
+    finally:
+        rc.write_text(kept)

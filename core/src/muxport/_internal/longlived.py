@@ -72,7 +72,11 @@ class LongLivedClients:
             if self.host is not None:  # its output past what the far login printed
                 forked = client
                 self._clients.add(forked)  # reaped at shutdown, even if cut short here
-                client = await FarClient.past(forked, self.host.marker)
+                try:
+                    client = await FarClient.past(forked, self.host.marker)
+                except BaseException:  # a cancelled call: nobody else would end it
+                    await self.stop_client(forked)  # shielded
+                    raise
                 self._clients.discard(forked)
         self._clients.add(client)
         return client
