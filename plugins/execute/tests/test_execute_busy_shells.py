@@ -5,8 +5,9 @@ starts, wait for the prompt instead of being refused."""
 
 from __future__ import annotations
 
+import anyio
 import pytest
-from muxport.testing import CheckedCalls, hooks
+from muxport.testing import CheckedCalls, eventually, hooks
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -149,3 +150,27 @@ async def test_a_job_named_like_the_shell_is_named_not_read(stdio_client, shell_
         assert (meta["reason"], meta["retryable"], meta["command"]) == (
             "not_at_prompt", True, "sleep"), result
         assert "pending read" not in result.content[0].text
+
+
+async def test_a_program_named_tmux_in_an_old_pane_is_refused_at_once(
+    mcp_client, shell_pane, monkeypatch
+):
+    """Only a pane just made (or a far one, whose age is unknown) may show tmux's name
+    because tmux has forked its process and not yet exec'd the shell: a tmux client a
+    person runs in an older pane is refused as not a shell without that wait."""
+    from muxport_execute.pane import ready
+
+    pane = shell_pane("bash")
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "-l", "exec -a tmux sleep 300")
+    pane.server.cmd("send-keys", "-t", pane.pane_id, "Enter")
+    await eventually(lambda: pane.server.cmd("display", "-p", "-t", pane.pane_id,
+                                             "#{pane_current_command}").strip(),
+                     lambda name: name == "tmux", what="the pane to show tmux")
+    monkeypatch.setattr(ready, "STARTING_AGE", 0.0)  # every pane is old
+    monkeypatch.setattr(ready, "BLANK_BOUND", 60.0)  # a wait for it would outlast the bound
+    async with mcp_client(toolsets=TOOLSETS) as (client, _app):
+        with anyio.fail_after(20):
+            result = await client.call_tool(
+                "run_shell_command", {"pane_id": pane.pane_id, "command": "echo ran"})
+    meta = dict(result.meta or {})
+    assert result.is_error and meta["reason"] == "not_a_shell", result

@@ -27,16 +27,24 @@ BLANK_BOUND = 2.0  # how long fish may show no prompt on the cursor row
 FORKED = "tmux"  # a new pane's process between tmux's fork and its exec of the shell
 
 
+def _age(pane_pid: str) -> float | None:
+    """Seconds since the pane's process started (None: unknown, a far pane's)."""
+    return procs.age(int(pane_pid)) if pane_pid.isdigit() else None
+
+
 def _starting(program: str, pane_pid: str) -> bool:
-    if program in ("env", "", FORKED):  # FORKED: or a nested tmux client, refused below
+    if program in ("env", ""):
         return True
+    if program == FORKED:  # only in a pane just made, or one whose age is unknown; in an
+        age = _age(pane_pid)  # older one, a tmux client a person runs
+        return age is None or age < STARTING_AGE
     if is_interactive(program):  # a person's python3, less or vim: not an rc file's
         return False
-    if not pane_pid.isdigit():
+    age = _age(pane_pid)  # 0.0 is young: started within the clock's tick
+    if age is None or age >= STARTING_AGE:
         return False
-    young = (procs.age(int(pane_pid)) or STARTING_AGE) < STARTING_AGE
     first = procs.command_name(int(pane_pid))
-    return young and (is_posix_shell(first) or first == "env")
+    return is_posix_shell(first) or first == "env"
 
 
 async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> str:
