@@ -64,7 +64,8 @@ def test_twenty_claude_code_starts_under_load(drive, shell_pane, tmp_path, busy_
                    and (m["body"].get("error") or {}).get("code") == -32022]
         if refused:
             failures.append(f"start {start}: -32022: {refused[0][:200]}")
-        if not any('"sessions"' in result for result in ran.results()):
+        handed = ran.stub.handed()
+        if not any('"sessions"' in result for result in handed):
             failures.append(f"start {start}: list_sessions never reached the model: "
-                            f"{json.dumps(ran.results())[:200]}")
+                            f"{json.dumps(handed)[:200]}")
     assert failures == [], "\n".join(failures)

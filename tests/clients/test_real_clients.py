@@ -42,8 +42,8 @@ def test_the_model_is_offered_muxports_tools_on_its_first_request(client, drive,
 
 async def test_a_5000_line_capture_reaches_the_model_whole(client, drive, shell_pane,
                                                            tmux_server):
+    tmux_server.cmd("set", "-g", "history-limit", "10000")  # for panes made from now on
     pane = shell_pane("bash", width=120)
-    tmux_server.cmd("set", "-g", "history-limit", "10000")
     fill(pane, 4999, "newest-capture-line")
     await printed(tmux_server, pane, "newest-capture-line")
     ran = drive(client, [("capture_pane", {"pane_id": pane.pane_id, "history": True,

@@ -179,3 +179,8 @@ def run(name: str, server: Server, url: str, prompt: str = "Use the tools.",
                               timeout=timeout, stdin=subprocess.DEVNULL, check=False)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":  # python -m muxport.testing.agents: install every client (.ci/run)
+    for client in AGENTS:
+        print(f"{client} {AGENTS[client].version}: {install(client) or 'installed'}")

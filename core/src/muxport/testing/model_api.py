@@ -185,8 +185,13 @@ class ModelStub:
         return any(self._name(names, tool) for tool in wanted)
 
     def _name(self, names: list[str], tool: str) -> str | None:
+        ends = ("_" + tool, "__" + tool, "." + tool)
+        # the server's own first: Gemini CLI has a run_shell_command of its own
         for name in names:
-            if name == tool or name.endswith(("_" + tool, "__" + tool, "." + tool)):
+            if self.server in name and name.endswith(ends):
+                return name
+        for name in names:
+            if name == tool or name.endswith(ends):
                 return name
         if "exec" in names:  # Codex: MCP tools are reached through its exec tool's script
             return f"exec:mcp__{self.server}__{tool}"  # (model_wire.EXEC)

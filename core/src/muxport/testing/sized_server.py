@@ -18,7 +18,8 @@ LINE = 100  # characters of one line, its newline included
 TOOL = {
     "name": "emit",
     "description": "Return exactly `chars` characters of numbered text lines.",
-    "inputSchema": {"type": "object", "properties": {"chars": {"type": "integer"}},
+    "inputSchema": {"type": "object", "properties": {"chars": {"type": "integer"},
+                                                     "fill": {"type": "string"}},
                     "required": ["chars"]},
 }
 
@@ -33,14 +34,15 @@ REPLAY = {
 replayed: list[str] = []
 
 
-def sized_text(chars: int) -> str:
-    """``chars`` characters: lines ``line NNNNNN`` padded with ``x`` to 100, newline-ended;
-    the last line is cut to fit. Line k starts at offset (k - 1) * 100."""
+def sized_text(chars: int, fill: str = "x") -> str:
+    """``chars`` characters: lines ``line NNNNNN`` padded with ``fill`` (``"``: what JSON
+    escapes) to 100, newline-ended; the last line is cut to fit. Line k starts at offset
+    (k - 1) * 100."""
     lines = []
     count = chars // LINE + 1
     for k in range(1, count + 1):
         head = f"line {k:06d} "
-        lines.append(head + "x" * (LINE - 1 - len(head)) + "\n")
+        lines.append(head + fill[:1] * (LINE - 1 - len(head)) + "\n")
     return "".join(lines)[:chars]
 
 
@@ -59,8 +61,9 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
         text = replayed.pop(0) if len(replayed) > 1 else replayed[0]
         result = {"content": [{"type": "text", "text": text}]}
     elif method == "tools/call":
-        chars = int((params.get("arguments") or {}).get("chars", 0))
-        result = {"content": [{"type": "text", "text": sized_text(chars)}]}
+        arguments = params.get("arguments") or {}
+        text = sized_text(int(arguments.get("chars", 0)), str(arguments.get("fill") or "x"))
+        result = {"content": [{"type": "text", "text": text}]}
     elif method == "ping":
         result = {}
     else:
