@@ -2,16 +2,17 @@
 result, and the economy tasks through each client, muxport beside the plain driver.
 
 Not part of ``bench/run`` (it needs npm and a minute per client): run it as
-``.venv/bin/python -m bench.measure_clients [limits] [economy] [--clients claude,gemini]``.
+``.venv/bin/python -m bench.measure_clients [limits] [economy] [--clients=claude,gemini]``.
 
 - Limits: the client's model calls ``emit`` of ``muxport.testing.sized_server`` (a text of
   exactly N characters of numbered lines) for a sweep of N; the largest N handed to the
   model whole, the smallest cut, and what the cut keeps.
-- Economy: the tasks of measure_economy.py, the model calling muxport's tools through the
-  client (the log of (b) grows, the command of (c) starts, between the model's turns);
-  then the plain driver's looks (plain_driver.py, run on its own pane) served by a replay
-  server (``sized_server`` with ``MUXPORT_REPLAY``) through the same client. The figure is
-  the characters of every tool result in the model's last request.
+- Economy (calls and characters): the tasks of measure_economy.py, the model calling
+  muxport's tools through the client (the log of (b) grows, the command of (c) starts,
+  between the model's turns); then the plain driver's looks (plain_driver.py, run on its
+  own pane) served by a replay server (``sized_server`` with ``MUXPORT_REPLAY``) through
+  the same client. The figures: how many tool results reached the model, and their
+  characters, each as the model got it in the turn after its call.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def _gap(lines: list[int]) -> str:
     return "(no gap)"
 
 
-def economy_muxport(client: str, task: str) -> int:
+def economy_muxport(client: str, task: str) -> tuple[int, int]:
     """Characters of muxport's results the client handed its model for ``task``."""
     server = TmuxServer()
     try:
@@ -78,18 +79,19 @@ def economy_muxport(client: str, task: str) -> int:
             agents.run(client, agents.Server(launcher(), [], env), stub.url, timeout=300)
     finally:
         server.kill()
-    return sum(len(text) for text in stub.handed())
+    return len(stub.handed()), sum(len(text) for text in stub.handed())
 
 
-def economy_plain(client: str, task: str) -> int:
+def economy_plain(client: str, task: str) -> tuple[int, int]:
     """Characters of the plain driver's looks for ``task``, handed on by the client."""
     texts = anyio.run(plain_texts, task)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(texts, f)
-    with ModelStub(script=[("look", {})] * len(texts), server="sized") as stub:
+    looks: Script = [("look", {"n": n}) for n in range(len(texts))]
+    with ModelStub(script=looks, server="sized") as stub:
         agents.run(client, sized(client, Path(f.name)), stub.url, timeout=300)
     Path(f.name).unlink()
-    return sum(len(text) for text in stub.handed())
+    return len(stub.handed()), sum(len(text) for text in stub.handed())
 
 
 async def plain_texts(task: str) -> list[str]:
@@ -149,7 +151,9 @@ def muxport_task(task: str, server: TmuxServer,
         return grow
 
     script: Script = [("capture_since", {"pane_id": pid})]
-    script += [("capture_since", {"pane_id": pid, "cursor": "last"})] * 10
+    # no two calls alike: Gemini CLI stops a turn that repeats one call (loop detection)
+    script += [("capture_since", {"pane_id": pid, "cursor": "last", "max_lines": 100 + r})
+               for r in range(10)]
     return script, {0: tail, **{r + 1: burst(r) for r in range(10)}}
 
 
@@ -167,8 +171,10 @@ def main(argv: list[str]) -> None:
             print(json.dumps({"client": client, **limits(client)}), flush=True)
         if "economy" in parts:
             for task in ("a", "b", "c", "e"):
-                row = {"client": client, "task": task, "muxport": economy_muxport(client, task),
-                       "plain": economy_plain(client, task)}
+                calls, chars = economy_muxport(client, task)
+                looks, shown = economy_plain(client, task)
+                row = {"client": client, "task": task, "muxport": chars, "calls": calls,
+                       "plain": shown, "looks": looks}
                 print(json.dumps(row), flush=True)
 
 

@@ -11,6 +11,7 @@ clients").
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -64,6 +65,21 @@ def _npm(prefix: Path, *packages: str, scripts: bool = True) -> str | None:
     return None
 
 
+@functools.cache
+def _unreachable() -> str | None:
+    """Why the registry cannot be used (``npm ping``, 30 s at most, once a process), or
+    None: a test then skips at once instead of waiting on npm's retries."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not installed"
+    try:
+        done = subprocess.run([npm, "ping"], capture_output=True, text=True, timeout=30,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return "npm ping: no answer from the registry within 30 s"
+    return None if done.returncode == 0 else f"npm ping failed: {done.stderr.strip()[-200:]}"
+
+
 def install(name: str) -> str | None:
     """Install the client ``name`` (and Node 22) into the cache if missing; None when it is
     there, else why it cannot be (npm missing or the registry unreachable)."""
@@ -71,6 +87,9 @@ def install(name: str) -> str | None:
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / ".lock", "w") as lock:  # pytest-xdist or two sessions at once
         fcntl.flock(lock, fcntl.LOCK_EX)
+        missing = not (node_bin() / "node").exists() or installed_version(agent) != agent.version
+        if missing and (why := _unreachable()):
+            return why
         if not (node_bin() / "node").exists():
             why = _npm(CACHE / "node22", NODE22, scripts=False)
             if why:

@@ -27,7 +27,7 @@ TOOL = {
 REPLAY = {
     "name": "look",
     "description": "Show what is new in the terminal.",
-    "inputSchema": {"type": "object", "properties": {}},
+    "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
 }
 # MUXPORT_REPLAY=FILE (a JSON list of texts): ``look`` answers them in order (the plain
 # driver's looks handed to a client: bench/measure_clients.py)
