@@ -212,3 +212,14 @@ def test_discover_is_answered_within_half_a_second_with_both_cores_busy(
                 assert len(reader.answer(2, timeout=60)["result"]["tools"]) > 40
             finally:
                 proc.kill()
+
+
+def test_the_startup_line_follows_only_an_accepted_initialize(tmux_server: Any) -> None:
+    # A client that settled on 2026-07-28 (its enveloped tools/list) and then sent
+    # initialize is refused it, as the SDK does; the startup line is no answer to that.
+    env = {"LIBTMUX_SOCKET_PATH": tmux_server.socket_path}
+    code, messages = spoken(env, lines(DISCOVER, MODERN_LIST, INIT))
+    assert code == 0
+    refused = [m for m in messages if m.get("id") == 1]
+    assert refused[0]["error"]["code"] == -32022
+    assert [m for m in messages if m.get("method") == "notifications/message"] == []
