@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import muxport_launch.arguments
 import pytest
 from mcp.server import runner
 from mcp_types import version as sdk_versions
@@ -130,9 +131,13 @@ def test_the_first_answer_comes_before_tmux_is_asked(
             proc.kill()
 
 
-def test_a_refused_startup_after_the_early_answer_says_why(tmux_server: Any) -> None:
+@pytest.mark.parametrize("refused", [("--toolsets", "nosuch"), ("--nosuch",)])
+def test_a_refused_startup_after_the_early_answer_says_why(
+    tmux_server: Any, refused: tuple[str, ...]
+) -> None:
+    # --nosuch: the first line is answered before argparse loads (surely_serving)
     env = {"LIBTMUX_SOCKET_PATH": tmux_server.socket_path}
-    code, messages = spoken(env, lines(INIT, OPENED, LIST), "--toolsets", "nosuch")
+    code, messages = spoken(env, lines(INIT, OPENED, LIST), *refused)
     assert code == 2
     assert messages[0]["id"] == 1 and "result" in messages[0]
     said = messages[1]
@@ -140,6 +145,19 @@ def test_a_refused_startup_after_the_early_answer_says_why(tmux_server: Any) -> 
     assert said["params"]["level"] == "error"
     assert "nosuch" in said["params"]["data"]
     assert len(messages) == 2
+
+
+@pytest.mark.parametrize(("words", "serving"), [
+    ([], True), (["--verbose", "--socket", "/tmp/s", "--tool=doctor"], True),
+    (["tools"], False), (["doctor", "--json"], False), (["--socket", "tools"], False),
+    (["-h"], False), (["--he"], False), (["--vers"], False), (["--version"], False),
+])
+def test_the_early_answer_starts_before_argparse_only_when_surely_serving(
+    words: list[str], serving: bool
+) -> None:
+    assert muxport_launch.surely_serving(words) is serving
+    if serving:
+        assert muxport_launch.arguments.parser().parse_args(words).command == "serve"
 
 
 @pytest.mark.parametrize("first", [

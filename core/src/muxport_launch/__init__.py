@@ -51,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         early.done.wait(FIRST_WAIT)
     from muxport_launch.arguments import parser
 
-    args = parser().parse_args(words)
+    try:
+        args = parser().parse_args(words)
+    except SystemExit as exc:  # argparse refused the words (it said why on stderr)
+        if early is not None and exc.code:
+            early.startup_failed(f"muxport: bad arguments {' '.join(words)!r}; see its stderr")
+        raise
     if args.command == "serve":
         early = early or EarlyInitialize()
     else:  # tools, doctor: Ctrl-C as Python has it (cli.run answers it with 130)
