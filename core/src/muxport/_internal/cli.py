@@ -125,27 +125,33 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
             async def watch() -> None:
                 await group.start(shutdown.watch, group.cancel_scope)
 
-            started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
-            conn = started.connection
-            line = (
-                f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
-                f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}"
-            )
-            # Clients log whatever a server writes to stderr as errors: the line goes there for
-            # a person at a terminal (or --verbose), otherwise to the client as an MCP log message.
-            shown = args.verbose or sys.stderr.isatty()
-            if shown:
-                print(line, file=sys.stderr, flush=True)
-            code = await started.server.serve_stdio(
-                environment.limits, None if shown else line, early
-            )
-            group.cancel_scope.cancel()  # the watcher
+            try:
+                started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
+                code = await served(args, early, started, environment)
+            finally:
+                shutdown.stop()  # everything is closed: the watcher may go
     except BaseExceptionGroup as exc:  # anyio's wrapping of a refused startup: unwrapped
         found = leaves(exc)
         if len(found) == 1:
             raise found[0] from None
         raise
     return 128 + shutdown.signal if shutdown.signal else code
+
+
+async def served(args: argparse.Namespace, early: EarlyInitialize | None, started: app.App,
+                 environment: Environment) -> int:
+    """Say how to watch the server, then serve stdio until EOF or a signal."""
+    conn = started.connection
+    line = (
+        f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
+        f"{len(started.surface.specs)} tools; watch it with: {conn.attach_command}"
+    )
+    # Clients log whatever a server writes to stderr as errors: the line goes there for a
+    # person at a terminal (or --verbose), otherwise to the client as an MCP log message.
+    shown = args.verbose or sys.stderr.isatty()
+    if shown:
+        print(line, file=sys.stderr, flush=True)
+    return await started.server.serve_stdio(environment.limits, None if shown else line, early)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import anyio
 from anyio import TASK_STATUS_IGNORED
 from anyio.abc import TaskStatus
+from muxport_launch import exit_at_once
 
 from muxport._internal.errors import ToolError
 
@@ -40,22 +41,33 @@ class Shutdown:
     calls: set[anyio.CancelScope] = field(default_factory=set)
     signal: int = 0  # the signal that ended serving (0: none)
     watched: bool = False  # the launcher receives the signals for its whole run (``watch``)
+    watching: anyio.CancelScope | None = None  # ``watch``'s, ended by ``stop``
 
     async def watch(
         self, ending: anyio.CancelScope, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED
     ) -> None:
-        """The launcher's, from just before its first tmux process to its exit: at SIGINT or
-        SIGTERM note it and cancel ``ending`` (startup or serving alike; what was started is
-        closed on the way out). A second signal while closing changes nothing: the close is
-        bounded by ``SIGNAL_CLOSE`` already, and a receiver that ended would have let it kill
-        the process with its tmux clients still running."""
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
-            self.watched = True
-            task_status.started()
-            async for signum in received:
-                if not self.signal:
-                    self.signal = signum
-                    ending.cancel()
+        """The launcher's, from just before its first tmux process until ``stop``: at SIGINT
+        or SIGTERM note it and cancel ``ending`` (startup or serving alike; what was started
+        is closed on the way out). Shielded, so the cancel it starts does not end it: a
+        second signal while closing changes nothing (the close is bounded by
+        ``SIGNAL_CLOSE`` already), where an ended receiver would have restored the default
+        and a second SIGTERM killed the process with its tmux clients still running."""
+        with anyio.CancelScope(shield=True) as self.watching:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+                self.watched = True
+                task_status.started()
+                async for signum in received:
+                    if not self.signal:
+                        self.signal = signum
+                        ending.cancel()
+        # ``stop`` came once everything was closed: from here a signal exits at once again.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, exit_at_once)
+
+    def stop(self) -> None:
+        """End ``watch``: startup or serving has closed what it made."""
+        if self.watching is not None:
+            self.watching.cancel()
 
     async def on_signal(self, serving: anyio.CancelScope) -> None:
         """At SIGINT or SIGTERM: note it, and cancel ``serving`` (unless ``watch`` receives
