@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from muxport_launch import EarlyInitialize
+from muxport_launch.early import EarlyInitialize
 from muxport_launch.instructions import INSTRUCTIONS
 from pydantic import BaseModel, ValidationError
 
