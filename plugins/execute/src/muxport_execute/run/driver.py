@@ -118,8 +118,12 @@ async def start(
         if early is None:
             try:
                 view = await frame.send(ctx)
+            except OSError as exc:  # reading /proc before typing: nothing was typed
+                raise os_fault(exc, "reading the pane's processes", delivery="not_sent") from exc
             except ToolError as error:
-                error.delivery = "possibly_sent"
+                # out of descriptors, no tmux client started: nothing was typed
+                if error.code != "resource_exhausted":
+                    error.delivery = "possibly_sent"
                 raise
     except BaseException:
         with anyio.CancelScope(shield=True):
