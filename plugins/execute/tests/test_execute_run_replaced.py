@@ -1,6 +1,6 @@
 """A run whose process changes under it never holds its pane for good (docs/run-outcomes.md,
-"How a run ends"): a command that execs an interactive shell, the pane respawned
-(issue 30)."""
+"How a run ends"): a command that execs an interactive shell, the pane respawned, the
+run's job sent to the background (issue 30)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,22 @@ async def test_a_respawned_pane_frees_it(stdio_client, shell_pane, tmux_server):
         assert "run_id" not in gone, gone
         after = await run(client, p, "echo after", timeout=15)
         assert after["output"] == ["after"], after
+
+
+async def test_a_run_sent_to_the_background_frees_its_pane(
+    stdio_client, shell_pane, tmux_server
+):
+    p = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        first = await run(client, p, "echo started; sleep 6", timeout=0)
+        await eventually(lambda: "started" in tmux_server.cmd("capture-pane", "-p", "-t", p))
+        tmux_server.cmd("send-keys", "-t", p, "C-z")
+        stopped = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 10})
+        assert stopped["outcome"] == "stopped", stopped
+        tmux_server.cmd("send-keys", "-t", p, "bg", "Enter")
+        behind = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 2})
+        assert behind["outcome"] == "timed_out" and "background" in behind["note"], behind
+        after = await run(client, p, "echo after", timeout=15)
+        assert after["output"] == ["after"], after
+        done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 15})
+        assert (done["outcome"], done["exit_status"]) == ("completed", 0), done

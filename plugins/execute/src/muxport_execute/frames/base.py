@@ -22,7 +22,7 @@ from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
-Event = Literal["started", "stopped", "resumed"]
+Event = Literal["started", "stopped", "background", "resumed"]
 Emit = Callable[[Event], None]
 
 

@@ -67,6 +67,8 @@ class Watch:
     stopped: bool = False  # the frame's process is stopped (emitted)
     dropped: bool = False  # the command text is removed (the shell opened cmd)
     took_over: int = 0  # looks in a row that saw a shell the run started at its prompt
+    behind: int = 0  # looks in a row that saw the run's job in the background (bg)
+    background: bool = False  # the run's job runs in the background (emitted)
 
     @property
     def shell_pid(self) -> int | None:
@@ -94,6 +96,16 @@ class Watch:
         if not shell_reads.took_line(self.shell_pid, self.tty, self.read_before, self.typed):
             return False
         return self.shell_back() and not procs.children(self.group or 0) - self.before
+
+    def in_background(self) -> bool:
+        """The run's job runs while the pane's shell has the terminal (``bg`` after C-z):
+        it is a job of its own (a shell with job control), not in the foreground."""
+        if self.frame_pid is None or self.group is None:
+            return False
+        seen = procs.stat(self.frame_pid)
+        if seen is None or seen.pgrp == self.group:
+            return False
+        return procs.foreground_group(self.pane_pid) == self.group
 
     def shell_took_over(self) -> int | None:
         """A shell the run started (``exec bash``, ``bash -i``) that has the terminal, in a

@@ -12,6 +12,8 @@ monitor looks at the pane and the frame's process, quickly at first:
   ``/proc`` cannot tell: ``not_started`` (the typed line did not run; the frame is made
   unable to run the command first);
 - the frame's process stopped (C-z): ``stopped`` until it runs again (``fg``);
+- the frame's job runs while the shell has the terminal (``bg``), on two looks in a row:
+  ``background`` until it has the terminal again (``fg``); neither holds the pane;
 - the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
 - a shell the command started (``exec bash``) has the terminal and waits at its prompt,
   on two looks in a row: ``lost``, ``shell_took_over`` (it never ends by itself, C-c
@@ -81,6 +83,11 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
         w.stopped = job == "stopped"
         emit("stopped" if w.stopped else "resumed")
     if job == "running" and not w.stopped:
+        behind = w.in_background()
+        w.behind = w.behind + 1 if behind else 0
+        if w.background != behind and (w.behind >= DECLINED_LOOKS or not behind):
+            w.background = behind  # a job the person sent to the background holds no pane
+            emit("background" if behind else "resumed")
         shell = w.shell_took_over()
         w.took_over = w.took_over + 1 if shell is not None else 0
         if shell is not None and w.took_over >= DECLINED_LOOKS:

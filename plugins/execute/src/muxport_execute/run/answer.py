@@ -15,7 +15,12 @@ from muxport_execute.frames.base import FrameName
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import until_far_reading
 from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
-from muxport_execute.notes import is_posix_shell, stop_recovery, stopped_recovery
+from muxport_execute.notes import (
+    background_note,
+    is_posix_shell,
+    stop_recovery,
+    stopped_recovery,
+)
 from muxport_execute.pane.view import observe
 from muxport_execute.run.table import Run
 
@@ -159,6 +164,10 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
     if run.state == "stopped":
         note = stopped_recovery(run.pane_id, run.run_id)
         return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note)
+    if run.state == "background":
+        note = background_note(run.pane_id, run.run_id)
+        return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait,
+                      note)
     if reading is not None:
         note = waiting_note(run, reading, reader_name(reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,

@@ -54,7 +54,9 @@ def _apply(run: Run, event: Event) -> None:
         _move(run, "started")
     elif event == "stopped" and run.state == "started":
         _move(run, "stopped")
-    elif event == "resumed" and run.state == "stopped":
+    elif event == "background" and run.state == "started":
+        _move(run, "background")
+    elif event == "resumed" and run.state in ("stopped", "background"):
         _move(run, "started")
 
 
