@@ -37,6 +37,7 @@ class Liveness:
         self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
         self.server_pid: int | None = None  # the served server's process, once read
         self._relearned_at = -RELEARN_EVERY  # when a dead server_pid was last looked up
+        self.restarted = False  # another server process listens at the path since: its facts
         self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
     async def check_moved(self) -> bool:
@@ -108,19 +109,21 @@ class Liveness:
     def _current(self, force: bool = False) -> int | None:
         """The served server's process: the one recorded while it runs; once it exited
         (the server was restarted at this path), the tmux process that listens on the
-        socket bound at the path now, looked up at most every ``RELEARN_EVERY`` seconds
-        (``force``: now). A pid learned before a restart names a dead server, and a
-        socket moved away from the new one would be taken for no server at all."""
+        socket bound at the path now, looked up again at most every ``RELEARN_EVERY``
+        seconds while none is found (``force``: now). A pid learned before a restart names
+        a dead server, and a socket moved away from the new one would be taken for no
+        server at all; a new process sets ``restarted``: its facts are read again."""
         pid = self.server_pid
         if pid is not None and self._running(pid):
             return pid
         now = time.monotonic()
         if not force and now - self._relearned_at < RELEARN_EVERY:
-            return None
-        self._relearned_at = now
+            return None  # none was listening a moment ago
         found = listener(self.socket_path)
-        if found is not None:
-            self.server_pid = found
+        if found is None:
+            self._relearned_at = now
+        elif found != pid:
+            self.server_pid, self.restarted = found, True
         return found
 
     def _back(self) -> bool:
