@@ -43,6 +43,10 @@ def test_runs_out_of_file_descriptors_answer_and_leave_nothing(tmux_server, sand
         for answer in answers:
             result = answer["result"]
             n = ids[answer["id"]]
+            if result.get("isError") and "run_id" in result["_meta"]:
+                # typed, then out of descriptors while its answer was read: collected
+                result = raw.read(raw.call("wait_for_run", {
+                    "run_id": result["_meta"]["run_id"], "timeout": 30}), 60)["result"]
             if result.get("isError"):
                 meta = result["_meta"]
                 key = meta["error_code"]

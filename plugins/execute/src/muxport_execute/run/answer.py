@@ -128,7 +128,9 @@ def _tool_error(exc: BaseException) -> ToolError | None:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     if isinstance(exc, OSError):  # out of descriptors reading /proc: the run goes on
-        return os_fault(exc, "watching the run")
+        fault = os_fault(exc, "watching the run")
+        fault.delivery = "observed"  # its line was typed
+        return fault
     return exc if isinstance(exc, ToolError) else None
 
 
