@@ -1,6 +1,7 @@
 """A run whose process changes under it never holds its pane for good (docs/run-outcomes.md,
 "How a run ends"): a command that execs an interactive shell, the pane respawned, the
-run's job sent to the background (issue 30)."""
+run's job sent to the background; one that execs another program is that program's run
+until it ends (issue 30)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,19 @@ async def test_a_run_sent_to_the_background_frees_its_pane(
         assert after["output"] == ["after"], after
         done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 15})
         assert (done["outcome"], done["exit_status"]) == ("completed", 0), done
+
+
+async def test_a_run_that_execs_another_program_holds_the_pane_until_it_ends(
+    stdio_client, shell_pane, tmux_server
+):
+    # the run is that program now: it waits, C-c ends it, and the status is its own
+    p = shell_pane("bash").pane_id
+    async with stdio_client(toolsets=["execute"]) as client:
+        first = await run(client, p, "echo a; exec cat", timeout=3)
+        assert first["outcome"] == "waiting_for_input", first
+        busy = await client.call_tool("run_shell_command", {"pane_id": p, "command": "true"})
+        assert busy.is_error and busy.structured_content is None, busy
+        tmux_server.cmd("send-keys", "-t", p, "C-c")
+        done = await call(client, "wait_for_run", {"run_id": first["run_id"], "timeout": 10})
+        assert (done["outcome"], done["exit_status"], done["output"][:1]) == (
+            "completed", 130, ["a"]), done  # then the terminal's echo of C-c: ^C
