@@ -25,7 +25,7 @@ async def test_a_run_that_execs_a_shell_ends_and_frees_its_pane(
         after = await run(client, p, "echo after", timeout=15)
         assert (after["outcome"], after["output"], after["exit_status"]) == (
             "completed", ["after"], 0), after
-        # leaving the shell the run started ends the old frame quietly: no marker, no signal
+        # leaving the shell the run started ends the old frame; the pane's shell is back
         tmux_server.cmd("send-keys", "-t", p, "exit", "Enter")
         await eventually(lambda: tmux_server.cmd(
             "display", "-p", "-t", p, "#{pane_current_command}").strip() == shell)

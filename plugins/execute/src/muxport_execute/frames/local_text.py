@@ -113,10 +113,8 @@ def _source(cmd: str) -> str:
 
 def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
     d = str(frame.directory)
-    # A run given up while its frame lives on (a shell it started took the terminal:
-    # frames/local_follow.py) had its directory removed: that frame ends without a word.
     finish = (
-        '_mxr=$?; \\trap "" INT TERM HUP QUIT; \\test -d "$_mxd" || \\exit 0; '
+        '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
         '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
         f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
         f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
