@@ -23,7 +23,7 @@ from muxport_execute.host.input_wait import View
 
 FrameName = Literal["local", "typed"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
-Event = Literal["started", "stopped", "resumed", "typed"]  # typed: docs/run-outcomes.md
+Event = Literal["started", "stopped", "background", "resumed", "typed"]  # docs/run-outcomes.md
 Emit = Callable[[Event], None]
 
 
