@@ -23,7 +23,7 @@ from muxport.policy import answer_budget, keep_newest
 from muxport.testing import text_block
 from pydantic import Field
 
-# quotes, backslashes, control characters and wide characters cost more than one byte
+# quotes, backslashes and control characters cost more than one character in JSON
 text_ = st.text(alphabet=st.sampled_from('ab"\\\n\x01é𝕏'), max_size=80)
 
 
@@ -46,7 +46,7 @@ def test_kept_lines_fit_what_the_budget_has_left(lines, limit):
 
 def test_reads_share_one_budget_and_background_work_has_none():
     budget = AnswerBudget(ENVELOPE + 1_000)
-    lines = ["x" * 97] * 50  # 100 bytes each in the text: quotes and a comma
+    lines = ["x" * 97] * 50  # 100 characters each in the JSON: quotes and a comma
     with answering(budget):
         first = keep_newest(lines, 5000)
         second = keep_newest(lines, 5000)
@@ -97,7 +97,7 @@ def test_the_text_block_reads_back_as_the_answer_without_what_it_omits(lines, cu
     text = answer_text(answer, data)
     expected = {k: v for k, v in data.items() if k != "cursor" and (k, v) != ("invalid", 0)}
     assert text_block(text, "output") == {**expected, "output": lines}
-    assert len(text.encode()) <= text_size(data)  # the budget, counted on the JSON, holds
+    assert len(text) <= text_size(data)  # the budget, counted on the JSON, holds for the text
 
 
 def test_a_body_line_holding_a_newline_stays_in_the_json():

@@ -1,9 +1,10 @@
-"""How large an answer may be: the answer budget (README, "Answers a client keeps").
+"""How large an answer may be: the answer budget (README, "Answers a client keeps";
+docs/answers.md, "The answer budget").
 
-A client keeps only so much of a tool's answer (Claude Code files anything over 25,000
-tokens away, Gemini CLI keeps the first 8,000 and last 32,000 characters, Codex about
-12 KB), and what it cuts is the end, the newest lines. So no answer's text is larger than
-the budget (``MUXPORT_MAX_ANSWER_BYTES``, 80,000 bytes by default): each call gets one
+A client hands its model only so much of a tool's answer whole (client_limits.py), and
+what it cuts is the newest lines. So no answer is larger than the budget, counted in
+characters of what a client shows: the text block as it is and ``structuredContent`` as
+compact JSON (every ``"`` and ``\\`` escaped), the larger of the two. Each call gets one
 ``AnswerBudget``; ``keep_newest`` spends it on the newest lines first, every read nested in
 a batch spends the batch's, and ``fit`` trims what a tool left over the budget.
 """
@@ -19,31 +20,44 @@ from typing import Any
 
 from pydantic import BaseModel
 
-MAX_ANSWER_BYTES = 80_000
-ENVELOPE = 2_000  # bytes kept for an answer's other fields and its note
-NOTE_ROOM = 400  # bytes kept for the note ``fit`` adds
-_limit = [MAX_ANSWER_BYTES]  # set once at startup (Environment.apply), then only read
+from muxport._internal.client_limits import DEFAULT_BUDGET, known
+
+SETTING = "MUXPORT_MAX_ANSWER_CHARS"  # MUXPORT_MAX_ANSWER_BYTES, its first name, still works
+ENVELOPE = 2_000  # characters kept for an answer's other fields and its note
+NOTE_ROOM = 400  # characters kept for the note ``fit`` adds
+_operator: list[int | None] = [None]  # set once at startup (Environment.apply), then only read
 
 
-def configure_answer_bytes(limit: int) -> None:
-    _limit[0] = limit
+def configure_answer_chars(limit: int | None) -> None:
+    """The operator's budget (the setting), for every client; None: per client."""
+    _operator[0] = limit
 
 
-def answer_bytes() -> int:
-    """The answer budget in force: bytes of one answer's text."""
-    return _limit[0]
+def budget_in_force(client_name: str | None) -> tuple[int, str]:
+    """The answer budget for the client that named itself ``client_name``, and why: the
+    operator's setting, else the client's own (client_limits.py), else the default."""
+    if _operator[0] is not None:
+        return _operator[0], f"{SETTING}={_operator[0]} set by the operator, for every client"
+    row = known(client_name)
+    if row is not None:
+        return row.budget, (
+            f"the client names itself {client_name!r}: {row.client} hands its model "
+            f"{row.keeps:,} characters of an answer whole; {SETTING} overrides")
+    return DEFAULT_BUDGET, (
+        f"the default, under the smallest limit measured of the clients muxport knows "
+        f"(client {client_name!r} is not one of them); {SETTING} overrides")
 
 
 @dataclass
 class AnswerBudget:
-    """What one call's answer may still take, in bytes of its JSON text."""
+    """What one call's answer may still take, in characters of its JSON."""
 
     limit: int
     used: int = 0
 
     @property
     def left(self) -> int:
-        """Bytes the lines of this answer may still take (room kept for the rest)."""
+        """Characters the lines of this answer may still take (room kept for the rest)."""
         return max(0, self.limit - ENVELOPE - self.used)
 
     def spend(self, size: int) -> None:
@@ -69,12 +83,12 @@ def answering(budget: AnswerBudget | None) -> Iterator[None]:
 
 
 def text_size(value: Any) -> int:
-    """Bytes of ``value`` as an answer's text carries it (JSON, UTF-8, compact)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    """Characters of ``value`` as compact JSON, as a client shows ``structuredContent``."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def fit(data: dict[str, Any], limit: int) -> dict[str, Any] | None:
-    """``data`` within ``limit`` bytes of text: the largest list of the answer loses items
+    """``data`` within ``limit`` characters of JSON: the largest list of the answer loses items
     (a list of lines its oldest, any other its last) until it fits, and ``note`` says what
     was left out; None when no list can make it fit."""
     if text_size(data) <= limit:
@@ -98,8 +112,8 @@ def fit(data: dict[str, Any], limit: int) -> dict[str, Any] | None:
     if cut:  # something was cut: the loop ran
         said = ", ".join(f"{count} of {key}" for key, count in cut.items())
         data["note"] = "; ".join(filter(None, (data.get("note"), (
-            f"{said} left out to keep the answer within {limit:,} bytes (the answer budget, "
-            "MUXPORT_MAX_ANSWER_BYTES): ask for less, for one pane, window or session"))))
+            f"{said} left out to keep the answer within {limit:,} characters (the answer "
+            f"budget, {SETTING}): ask for less, for one pane, window or session"))))
     return data
 
 

@@ -1,0 +1,41 @@
+"""How much of one answer each client hands its model whole (README, "Answers a client
+keeps"; docs/answers.md, "The answer budget"): the one table to update when a client's
+limit is measured again.
+
+A limit is in characters of what the client shows its model: Claude Code shows
+``structuredContent`` as JSON, Gemini CLI and Codex the text block. Above it a client
+cuts, and what it cuts first is the newest lines (Claude Code files the answer away and
+shows its oldest 2 KB), so an answer must stay under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClientLimit:
+    """One client's measured limit and the budget muxport answers it with (the limit less a
+    margin: a client's count is not exactly ours, and its own wrapping adds characters)."""
+
+    word: str  # matched in clientInfo.name, case-insensitive
+    client: str  # the client as a person knows it, with the version measured
+    keeps: int  # characters it hands its model whole
+    budget: int  # the answer budget used for it
+
+
+# Measured end to end with each client and a scripted model endpoint (issue 29).
+CLIENTS = (
+    ClientLimit("claude", "Claude Code 2.1.332", 50_000, 45_000),
+    ClientLimit("gemini", "Gemini CLI 0.61", 40_000, 36_000),  # first 8,000 + last 32,000
+    # Codex 0.171: not measured yet; it gets the default budget until it is.
+)
+# Under the smallest limit measured (Gemini CLI's 40,000), with a margin for a client not
+# in the table, whose limit may be smaller (Codex's is not measured yet).
+DEFAULT_BUDGET = 30_000
+
+
+def known(client_name: str | None) -> ClientLimit | None:
+    """The table's row of the client that named itself ``client_name``, if any."""
+    name = (client_name or "").lower()
+    return next((row for row in CLIENTS if row.word in name), None)
