@@ -15,12 +15,14 @@ from muxport._internal.answers import (
     AnswerBudget,
     answer_dict,
     answer_text,
+    answer_unseen,
     answering,
     fit,
     text_size,
 )
+from muxport._internal.declare import output_schema
 from muxport.policy import answer_budget, keep_newest
-from muxport.testing import text_block
+from muxport.testing import text_block, tool_schema_errors
 from pydantic import Field
 
 # quotes, backslashes and control characters cost more than one character in JSON
@@ -104,3 +106,22 @@ def test_a_body_line_holding_a_newline_stays_in_the_json():
     answer = Answer(output=["one", "two\nthree"])
     text = answer_text(answer, answer_dict(answer))
     assert "\n" not in text and json.loads(text)["output"] == ["one", "two\nthree"]
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from('ab"\\é'), max_size=10), max_size=5),
+       st.text(max_size=10), st.integers(0, 2))
+def test_structured_content_is_as_lean_as_the_text_and_valid(lines, cursor, invalid):
+    """What no model reads (docs/answers.md, "What a model reads") is left out of
+    structuredContent too, which Claude Code shows its model; _meta has it for programs; the
+    answer stays valid against the output schema, which no longer requires it."""
+    answer = Answer(output=lines, cursor=cursor, invalid=invalid)
+    data = answer_dict(answer)
+    assert "cursor" not in data and ("invalid" in data) == (invalid != 0)
+    assert ("output" in data) == bool(lines)  # an empty body: the schema's default, []
+    assert answer_unseen(answer) == {"cursor": cursor, **({"invalid": 0} if not invalid else {})}
+    schema = output_schema(Answer)
+    assert schema["properties"]["output"]["default"] == []
+    assert "default" not in schema["properties"]["cursor"]
+    assert tool_schema_errors(schema, data) == []
+    head = json.loads(answer_text(answer, data).partition("\n")[0])
+    assert head == {k: v for k, v in data.items() if k != "output" or not lines}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 
-from muxport.testing import CheckedCalls, capability_row, tool_schema_errors
+from muxport.testing import CheckedCalls, answer_of, capability_row, tool_schema_errors
 
 _serial = itertools.count(1)
 
@@ -97,8 +97,8 @@ async def test_history_budget_keeps_newest_lines(mcp_client, tmux_server):
         huge = await client.call_tool(
             "capture_pane", {"pane_id": pane_id, "history": True, "max_lines": 900000}
         )
-    data = result.structured_content
-    assert tool_schema_errors(tools["capture_pane"].output_schema, data) == []
+    assert tool_schema_errors(tools["capture_pane"].output_schema, result.structured_content) == []
+    data = answer_of(result)
     assert data["line_count"] == 2000 and data["truncated"] is True
     assert data["content"][-1] == "200000"
     assert data["content"][0] == str(200000 - 1999)

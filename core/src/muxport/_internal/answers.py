@@ -24,6 +24,7 @@ from muxport._internal.client_limits import DEFAULT_BUDGET, known
 
 SETTING = "MUXPORT_MAX_ANSWER_CHARS"  # MUXPORT_MAX_ANSWER_BYTES, its first name, still works
 ENVELOPE = 2_000  # characters kept for an answer's other fields and its note
+UNSEEN_KEY = "muxport/unseen"  # _meta: the fields structuredContent leaves out for a model
 NOTE_ROOM = 400  # characters kept for the note ``fit`` adds
 _operator: list[int | None] = [None]  # set once at startup (Environment.apply), then only read
 
@@ -118,21 +119,65 @@ def fit(data: dict[str, Any], limit: int) -> dict[str, Any] | None:
 
 
 def answer_dict(model: BaseModel) -> dict[str, Any]:
-    """An answer as the server sends it: JSON-ready, every field at its declared default left
-    out, at every level (the output schema's ``default`` says what an absent field is; a
-    field whose default is null is absent when not known). A default made by a factory (an
-    empty list) is not a declared value: such a field stays."""
+    """An answer as the server sends it in ``structuredContent``, what Claude Code shows its
+    model (docs/answers.md): JSON-ready, every field at its declared default left out, at
+    every level (the output schema's ``default`` says what an absent field is; a field whose
+    default is null is absent when not known), and what the text block leaves out too
+    (``unseen``: those go to ``_meta``, ``answer_unseen``). A default made by a factory is
+    not a declared value: such a field stays."""
     data: dict[str, Any] = model.model_dump(mode="json")
     _lean(model, data)
     return data
 
 
+def unseen(model: BaseModel) -> set[str]:
+    """Fields of ``model`` no model reads (docs/answers.md, "What a model reads"): its
+    class's ``text_omits``, its ``text_quiet`` fields at their quiet value, and its
+    ``text_body`` when empty (the output schema's default, ``[]``)."""
+    kind = type(model)
+    body: str | None = getattr(kind, "text_body", None)
+    quiet: dict[str, Any] = getattr(kind, "text_quiet", {})
+    out = set(getattr(kind, "text_omits", frozenset()))
+    out |= {key for key, value in quiet.items() if _same(getattr(model, key, None), value)}
+    if body is not None and getattr(model, body, None) == []:
+        out.add(body)
+    return out
+
+
+def answer_unseen(model: BaseModel) -> dict[str, Any]:
+    """What ``answer_dict`` leaves out of ``model`` for a program (``_meta``,
+    ``muxport/unseen``): the fields no model reads that say something (not null, not an
+    empty body)."""
+    full = model.model_dump(mode="json", include=unseen(model))
+    body = getattr(type(model), "text_body", None)
+    return {key: value for key, value in full.items() if value is not None and key != body}
+
+
+def answer_schema(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (the output schema of ``model``) as ``answer_dict`` keeps it valid: the
+    fields no model reads are optional with no default (absent: in ``_meta``), and the body
+    is optional with the default ``[]`` (absent: no lines)."""
+    omits = set(getattr(model, "text_omits", frozenset())) | set(getattr(model, "text_quiet", {}))
+    body: str | None = getattr(model, "text_body", None)
+    properties = {key: dict(value) for key, value in schema.get("properties", {}).items()}
+    for key in omits & set(properties):
+        properties[key].pop("default", None)
+    if body in properties:
+        properties[body]["default"] = []
+    required = [key for key in schema.get("required", []) if key not in omits | {body}]
+    out = {**schema, "properties": properties, "required": required}
+    if not required:
+        del out["required"]
+    return out
+
+
 def _lean(value: Any, dumped: Any) -> None:
     if isinstance(value, BaseModel) and isinstance(dumped, dict):
+        hidden = unseen(value)
         for key, info in type(value).model_fields.items():
             current = getattr(value, key)
-            if (not info.is_required() and info.default_factory is None
-                    and _same(current, info.default)):
+            if key in hidden or (not info.is_required() and info.default_factory is None
+                                 and _same(current, info.default)):
                 dumped.pop(key, None)
             elif key in dumped:
                 _lean(current, dumped[key])
@@ -153,19 +198,15 @@ def _same(value: Any, default: Any) -> bool:
 
 
 def answer_text(model: BaseModel, data: dict[str, Any]) -> str:
-    """The text block of an answer (docs/answers.md, "The text block"): ``data``'s fields
-    but the model's ``text_omits`` and ``text_body`` as compact JSON on the first line, then
-    the body's lines, one a line: a list of lines costs a newline each, not quotes and
+    """The text block of an answer (docs/answers.md, "The text block"): ``data`` (the fields
+    ``answer_dict`` kept) but the model's ``text_body`` as compact JSON on the first line,
+    then the body's lines, one a line: a list of lines costs a newline each, not quotes and
     commas, and what clients keep of a text is its characters."""
     body_key: str | None = getattr(type(model), "text_body", None)
-    omits: frozenset[str] = getattr(type(model), "text_omits", frozenset())
-    quiet: dict[str, Any] = getattr(type(model), "text_quiet", {})
     body = data.get(body_key) if body_key else None
     # a line holding a newline (none that a pane shows) would read back as two: JSON then
     lines = isinstance(body, list) and all(isinstance(x, str) and "\n" not in x for x in body)
-    head = {key: value for key, value in data.items()
-            if not (key == body_key and lines) and key not in omits
-            and not (key in quiet and _same(value, quiet[key]))}
+    head = {key: value for key, value in data.items() if not (key == body_key and lines)}
     text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
     if lines and body:
         text += "\n" + "\n".join(body)

@@ -24,9 +24,11 @@ from pydantic import BaseModel, ValidationError
 from muxport._internal import VERSION, resources
 from muxport._internal.answers import (
     SETTING,
+    UNSEEN_KEY,
     AnswerBudget,
     answer_dict,
     answer_text,
+    answer_unseen,
     answering,
     budget_in_force,
     fit,
@@ -185,8 +187,12 @@ class MuxportServer:
                 f"characters ({SETTING}); nothing is lost in tmux: ask for less",
                 code="answer_too_large", delivery="observed",
             ))
+        # what no model reads, for programs: clients show a model content or
+        # structuredContent, not _meta (docs/answers.md, "What a model reads")
+        unseen = answer_unseen(result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], structured_content=data,
+            meta={UNSEEN_KEY: unseen} if unseen else None,
         )
 
     async def list_resources(

@@ -15,6 +15,7 @@ from muxport.testing import hooks, reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
+    answer_of,
     capability_row,
     in_process_client,
     launcher,
@@ -35,6 +36,7 @@ __all__ = [
     "MCPError",
     "ShellPane",
     "TmuxServer",
+    "answer_of",
     "capability_row",
     "eventually",
     "eventually_blocking",
