@@ -318,7 +318,7 @@ async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane)
     assert since["max_lines"] == 5000 and "clamped" not in since["note"]
     assert over.is_error and "max_lines: Input should be less than or equal to 5000" in (
         over.content[0].text)
-    assert waited["outcome"] == "timed_out" and "max_lines" not in waited  # absent: 200
+    assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200  # in _meta
 
 
 async def test_a_plain_matched_wait_sends_no_field_at_its_default(mcp_client, shell_pane):
@@ -337,12 +337,12 @@ async def test_a_plain_matched_wait_sends_no_field_at_its_default(mcp_client, sh
         ))
     assert tool_schema_errors(schema.output_schema, data) == []
     assert data["outcome"] == "matched" and data["matched_line"] == "server is ready on :8080"
-    # cursor and effective_timeout: for programs, in _meta (ok puts them back)
+    # cursor, effective_timeout and max_lines: for programs, in _meta (ok puts them back)
     assert set(data) == {"outcome", "matched", "matched_line", "output", "cursor", "seconds",
-                         "effective_timeout"}
+                         "effective_timeout", "max_lines"}
     defaults = {k: v.get("default") for k, v in schema.output_schema["properties"].items()}
     assert defaults["truncated"] is False and defaults["lines_dropped"] == 0
-    assert defaults["max_lines"] == 200 and defaults["effective_timeout"] is None
+    assert defaults["max_lines"] is None and defaults["effective_timeout"] is None  # in _meta
     assert data["effective_timeout"] == 30
     assert asked["effective_timeout"] == 10  # not the default: sent
 
