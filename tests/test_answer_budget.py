@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from mcp import Client
+from mcp.types import Implementation, TextResourceContents
 from muxport.testing import text_block
 
 from tests.wire_kit import Wire
@@ -196,3 +198,19 @@ def test_a_known_client_gets_its_own_budget_and_the_report_says_why(
         assert report["characters"] == limit and said in report["why"], report
     finally:
         wire.close()
+
+
+async def test_a_2026_client_named_in_the_request_metadata_gets_its_own_budget(
+    mcp_client: Any,
+) -> None:
+    """A 2026-07-28 client sends no initialize: it names itself in each request's `_meta`
+    (`io.modelcontextprotocol/clientInfo`), and that picks its budget too."""
+    async with mcp_client(toolsets=["inspect"]) as (_legacy, app):
+        async with Client(app.server.lowlevel, mode="2026-07-28",
+                          client_info=Implementation(name="gemini-cli-mcp-client",
+                                                     version="0.61")) as modern:
+            read = await modern.read_resource("tmux://capabilities")
+    (contents,) = read.contents
+    assert isinstance(contents, TextResourceContents)
+    report = json.loads(contents.text)["answer_budget"]
+    assert report["characters"] == 36_000 and "Gemini CLI" in report["why"], report
