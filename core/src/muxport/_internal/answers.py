@@ -211,3 +211,26 @@ def answer_text(model: BaseModel, data: dict[str, Any]) -> str:
     if lines and body:
         text += "\n" + "\n".join(body)
     return text
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """An answer as it goes out: ``structuredContent``, the text block, and ``_meta``'s
+    fields no model reads."""
+
+    data: dict[str, Any]
+    text: str
+    unseen: dict[str, Any]
+
+
+def shape(model: BaseModel, limit: int) -> Shaped | None:
+    """``model`` as it goes out within ``limit`` characters, each form (a client shows its
+    model one or the other: docs/answers.md); None when no cut makes it fit."""
+    data = fit(answer_dict(model), limit)
+    if data is None:
+        return None
+    text = answer_text(model, data)
+    # structuredContent's JSON is never shorter than the text; both are checked all the same
+    if max(len(text), text_size(data)) > limit:
+        return None
+    return Shaped(data, text, answer_unseen(model))

@@ -26,13 +26,9 @@ from muxport._internal.answers import (
     SETTING,
     UNSEEN_KEY,
     AnswerBudget,
-    answer_dict,
-    answer_text,
-    answer_unseen,
     answering,
     budget_in_force,
-    fit,
-    text_size,
+    shape,
 )
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
@@ -177,22 +173,19 @@ class MuxportServer:
             ))
         if tool_ctx._cut_short and isinstance(result, Result):
             result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
-        data = fit(answer_dict(result), budget.limit)
-        text = answer_text(result, data) if data is not None else ""
-        # structuredContent's JSON is never shorter than the text (docs/answers.md); both
-        # are checked, as a client shows one or the other
-        if data is None or max(len(text), text_size(data)) > budget.limit:
+        shaped = shape(result, budget.limit)
+        if shaped is None:
             return error_result(ToolError(
                 f"{name}'s answer does not fit the answer budget of {budget.limit:,} "
                 f"characters ({SETTING}); nothing is lost in tmux: ask for less",
                 code="answer_too_large", delivery="observed",
             ))
-        # what no model reads, for programs: clients show a model content or
-        # structuredContent, not _meta (docs/answers.md, "What a model reads")
-        unseen = answer_unseen(result)
+        # clients show a model content or structuredContent, not _meta: what no model
+        # reads goes there, for programs (docs/answers.md, "What a model reads")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=data,
-            meta={UNSEEN_KEY: unseen} if unseen else None,
+            content=[types.TextContent(type="text", text=shaped.text)],
+            structured_content=shaped.data,
+            meta={UNSEEN_KEY: shaped.unseen} if shaped.unseen else None,
         )
 
     async def list_resources(
