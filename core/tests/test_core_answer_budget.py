@@ -17,6 +17,8 @@ from muxport._internal.answers import (
     answer_text,
     answer_unseen,
     answering,
+    budget_in_force,
+    configure_answer_chars,
     fit,
     text_size,
 )
@@ -125,3 +127,16 @@ def test_structured_content_is_as_lean_as_the_text_and_valid(lines, cursor, inva
     assert tool_schema_errors(schema, data) == []
     head = json.loads(answer_text(answer, data).partition("\n")[0])
     assert head == {k: v for k, v in data.items() if k != "output" or not lines}
+
+
+def test_the_budget_in_force_is_the_operators_else_the_clients_own_else_the_default():
+    assert budget_in_force("claude-code")[0] == 45_000
+    assert budget_in_force("gemini-cli-mcp-client")[0] == 36_000
+    assert budget_in_force("claude-desktop")[0] == 30_000  # not measured: the default
+    assert budget_in_force(None)[0] == 30_000
+    configure_answer_chars(12_000)
+    try:
+        limit, why = budget_in_force("claude-code")
+        assert limit == 12_000 and "operator" in why
+    finally:
+        configure_answer_chars(None)

@@ -18,7 +18,7 @@ class ClientLimit:
     """One client's measured limit and the budget muxport answers it with (the limit less a
     margin: a client's count is not exactly ours, and its own wrapping adds characters)."""
 
-    word: str  # matched in clientInfo.name, case-insensitive
+    word: str  # found in clientInfo.name, case-insensitive (not "claude": Claude Desktop)
     client: str  # the client as a person knows it, with the version measured
     keeps: int  # characters it hands its model whole
     budget: int  # the answer budget used for it
@@ -26,8 +26,9 @@ class ClientLimit:
 
 # Measured end to end with each client and a scripted model endpoint (issue 29).
 CLIENTS = (
-    ClientLimit("claude", "Claude Code 2.1.332", 50_000, 45_000),
-    ClientLimit("gemini", "Gemini CLI 0.61", 40_000, 36_000),  # first 8,000 + last 32,000
+    ClientLimit("claude-code", "Claude Code 2.1.332", 50_000, 45_000),
+    # gemini-cli-mcp-client; it keeps the first 8,000 and the last 32,000 of a longer one
+    ClientLimit("gemini-cli", "Gemini CLI 0.61", 40_000, 36_000),
     # Codex 0.171: not measured yet; it gets the default budget until it is.
 )
 # Under the smallest limit measured (Gemini CLI's 40,000), with a margin for a client not
