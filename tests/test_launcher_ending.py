@@ -115,7 +115,7 @@ def test_eof_cuts_a_wait_short_with_what_it_saw(tmux_server: Any, shell_pane: An
         cut = answers[ident]["result"]["structuredContent"]
         assert cut["outcome"] == "timed_out" and cut["note"].startswith("cut short: "), cut
         assert GRACE <= cut["seconds"] < GRACE + 2 * CUT + 1, cut
-    assert "cursor" in answers[4]["result"]["structuredContent"]  # what it saw, to go on from
+    assert "cursor" in answers[4]["result"]["_meta"]["muxport/unseen"]  # to go on from
     assert "before-the-wait" in answers[5]["result"]["structuredContent"]["content"]
     assert elapsed < 30
 

@@ -17,6 +17,7 @@ from muxport.testing import hooks, reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
+    answer_of,
     capability_row,
     in_process_client,
     launcher,
@@ -37,6 +38,7 @@ __all__ = [
     "MCPError",
     "ShellPane",
     "TmuxServer",
+    "answer_of",
     "capability_row",
     "eventually",
     "eventually_blocking",
