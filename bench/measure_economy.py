@@ -1,6 +1,8 @@
 """What an agent pays per task: tool calls made and characters returned to the model.
 
-Characters are those of the text blocks of every answer (what a model reads).
+Characters are counted twice, as each client shows an answer to its model: the text blocks
+(Gemini CLI, Codex) and ``structuredContent`` as compact JSON (Claude Code 2.1.332 shows
+that, not the text; an answer without it is shown as its text) (issue 29).
 "Complete" counts how many of the lines the task produced reached the model.
 
 (a) a command printing 300 lines and ending with ``exit 1``: output and status.
@@ -22,6 +24,7 @@ Terminus-2 way: keys, ``tmux wait`` or a sleep, a diff of full-scrollback captur
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -51,6 +54,7 @@ class Tally:
         self.session = session
         self.calls = 0
         self.chars = 0
+        self.structured = 0  # characters of what Claude Code shows: structuredContent's JSON
         self.texts: list[str] = []
 
     async def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -58,6 +62,7 @@ class Tally:
         self.calls += 1
         text = text_of(result)
         self.chars += len(text)
+        self.structured += structured_size(result.structured_content, text)
         self.texts.append(text)
         if result.is_error:
             raise RuntimeError(f"{self.session.side} {tool} failed: {text[:300]}")
@@ -65,6 +70,14 @@ class Tally:
 
     def found(self, pattern: str) -> int:
         return len(set(re.findall(pattern, "\n".join(self.texts))))
+
+
+def structured_size(structured: Any, text: str) -> int:
+    """Characters Claude Code shows its model of one answer: ``structuredContent`` as compact
+    JSON, or the text when there is none."""
+    if structured is None:
+        return len(text)
+    return len(json.dumps(structured, ensure_ascii=False, separators=(",", ":")))
 
 
 async def task_a(side: str, session: Session, pane: str) -> dict[str, Any]:
@@ -79,6 +92,7 @@ async def task_a(side: str, session: Session, pane: str) -> dict[str, Any]:
     return {
         "calls": tally.calls,
         "chars": tally.chars,
+        "structured": tally.structured,
         "exit_status": data.get("exit_status"),
         "complete": tally.found(r"build step (\d+) ok"),
     }
@@ -106,6 +120,7 @@ async def task_b(side: str, session: Session, pane: Any, box: Any) -> dict[str, 
     return {
         "calls": tally.calls,
         "chars": tally.chars,
+        "structured": tally.structured,
         "complete": tally.found(r"worker (\d+\.\d+) handled"),
     }
 
@@ -119,7 +134,8 @@ async def task_c(side: str, session: Session, pane: Any) -> dict[str, Any]:
     )
     wall = time.perf_counter() - start
     ok = data.get("outcome") == "matched" or data.get("found") is True
-    return {"calls": tally.calls, "chars": tally.chars, "matched": ok, "wall": wall}
+    return {"calls": tally.calls, "chars": tally.chars, "structured": tally.structured,
+            "matched": ok, "wall": wall}
 
 
 async def task_e(side: str, session: Session, pane: str) -> dict[str, Any]:
@@ -133,7 +149,8 @@ async def task_e(side: str, session: Session, pane: str) -> dict[str, Any]:
     else:  # no handle to resume: the status of this run is lost to the agent
         data = await tally.call("run_command", args)
         await anyio.sleep(2.5)  # let the command end before the pane is torn down
-    return {"calls": tally.calls, "chars": tally.chars, "exit_status": data.get("exit_status")}
+    return {"calls": tally.calls, "chars": tally.chars, "structured": tally.structured,
+            "exit_status": data.get("exit_status")}
 
 
 TASKS = {"a": "run", "b": "capture_since", "c": "wait_for_text", "e": "run"}
@@ -182,6 +199,8 @@ def cell(r: dict[str, Any] | None, total: int | None, tool: str) -> str:
     if r is None:
         return missing(tool)
     text = f"{r['calls']} calls, {r['chars']:,} chars"
+    if "structured" in r:  # what Claude Code shows: structuredContent's JSON
+        text += f" ({r['structured']:,} as structuredContent)"
     if total:
         text += f", {r['complete']}/{total} lines"
     if "exit_status" in r:
@@ -215,12 +234,16 @@ async def measure(sides: tuple[str, ...] = SIDES) -> list[Row]:
         )
     for key, (name, total, _tool) in NAMES.items():
         m, plain = res["muxport"][key], res["plain"][key]
-        fewer = m is not None and m["calls"] <= plain["calls"] and m["chars"] <= plain["chars"]
+        # both clients' view: the text (Gemini CLI, Codex), structuredContent (Claude Code)
+        fewer = m is not None and m["calls"] <= plain["calls"] and max(
+            m["chars"], m["structured"]) <= plain["chars"]
+        ratio = "-"
+        if m and plain["chars"]:
+            ratio = f"{m['chars'] / plain['chars']:.2f} / {m['structured'] / plain['chars']:.2f}"
         rows.append(Row(
             f"{name} [beside: plain send-keys/capture]",
             cell(m, total, "run_shell_command"), cell(plain, total, "keys"),
-            f"{m['chars'] / plain['chars']:.2f}" if m and plain["chars"] else "-",
-            "calls and chars <= plain", "yes" if fewer else "NO",
+            ratio, "calls, text and structuredContent chars <= plain", "yes" if fewer else "NO",
             {"muxport": m, "plain": plain},
         ))
     return rows

@@ -108,7 +108,8 @@ async def plain_c(pane: ShellPane, limit: float = 10.0) -> dict[str, Any]:
     while time.perf_counter() - start < limit and not matched:
         matched = "ready on :8080" in await plain.wait_and_look()
     wall = time.perf_counter() - start
-    return {"calls": plain.calls, "chars": plain.chars, "matched": matched, "wall": wall}
+    return {"calls": plain.calls, "chars": plain.chars, "texts": plain.texts,
+            "matched": matched, "wall": wall}
 
 
 async def plain_e(pane: ShellPane) -> dict[str, Any]:
@@ -122,4 +123,5 @@ async def plain_e(pane: ShellPane) -> dict[str, Any]:
         await plain.signalled(channel, None)
     shown = plain.look()
     status = 4 if "exit status 4" in shown else None
-    return {"calls": plain.calls, "chars": plain.chars, "exit_status": status}
+    return {"calls": plain.calls, "chars": plain.chars, "texts": plain.texts,
+            "exit_status": status}

@@ -175,7 +175,7 @@ def test_resource_templates_serve_listings_and_screens_like_the_tools(
     number = pane.pane_id[1:]
     screen = json.loads(read(f"tmux://panes/{number}/screen?lines=2")["result"]["contents"][0]
                         ["text"])
-    assert screen["max_lines"] == 2 and len(screen["content"]) <= 2
+    assert "max_lines" not in screen and len(screen["content"]) <= 2  # the URI named it
     whole = json.loads(read(f"tmux://panes/{number}/screen")["result"]["contents"][0]["text"])
     assert "resource-line" in whole["content"] and "max_lines" not in whole  # 200, its default
     sessions = json.loads(read("tmux://sessions")["result"]["contents"][0]["text"])
@@ -264,12 +264,17 @@ def test_a_quick_run_answers_in_at_most_120_characters(wire: Wire, tmux_server: 
     assert len(text) <= 120, text
     data = text_block(text, "output")
     assert (data["outcome"], data["exit_status"], data["output"]) == ("completed", 0, [])
-    assert answer["result"]["structuredContent"]["output"] == []
+    assert "output" not in answer["result"]["structuredContent"]  # the schema's default, []
     left_out = {"framed": True, "lines_missed": False, "truncated": False, "lines_dropped": 0,
-                "effective_timeout": 30, "max_lines": 200, "frame": "local"}
+                "frame": "local", "output": []}
     for key, default in left_out.items():
-        assert key not in data, key
+        assert key not in data or key == "output", key
         assert schema["properties"][key]["default"] == default, key
+        assert key not in schema.get("required", []), key
+    # what the call named: no default (absent: as asked), in _meta for programs
+    for key in ("pane_id", "effective_timeout", "max_lines"):
+        assert key not in answer["result"]["structuredContent"], key
+        assert "default" not in schema["properties"][key], key
         assert key not in schema.get("required", []), key
     assert "run_id" not in data  # nothing is left to collect
 

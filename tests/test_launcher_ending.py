@@ -1,27 +1,32 @@
 """How the launcher starts and ends (README, "When the client goes away"): its startup line
 goes to stderr only for a terminal (or --verbose), to the client as a log message
-otherwise; SIGINT and SIGTERM end it within 1 s although stdin stays open, and a run in
-flight goes on in its pane; at EOF every request already read is answered (quick calls
-completed, waits cut short with what they saw), then it exits 0. Spoken to over real stdio,
-as a client (or printf) would."""
+otherwise; SIGINT and SIGTERM end it within 1 s although stdin stays open, at any moment
+from its first answer on (loading, startup, serving; quiet or loaded machine), with 130 or
+143, no traceback and nothing left behind, and a run in flight goes on in its pane; at EOF
+every request already read is answered (quick calls completed, waits cut short with what
+they saw), then it exits 0. Spoken to over real stdio, as a client (or printf) would."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pty
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from muxport._internal.shutdown import CUT, GRACE
+from muxport.testing import eventually_blocking
 from muxport.testing.clients import launcher
 from reliability_kit import RawLauncher
 
 from tests.conftest import clean_env, time_exit
+from tests.load_kit import busy_cores
 
 pytestmark = pytest.mark.timeout(240)
 TRIES = 10
@@ -110,7 +115,7 @@ def test_eof_cuts_a_wait_short_with_what_it_saw(tmux_server: Any, shell_pane: An
         cut = answers[ident]["result"]["structuredContent"]
         assert cut["outcome"] == "timed_out" and cut["note"].startswith("cut short: "), cut
         assert GRACE <= cut["seconds"] < GRACE + 2 * CUT + 1, cut
-    assert "cursor" in answers[4]["result"]["structuredContent"]  # what it saw, to go on from
+    assert "cursor" in answers[4]["result"]["_meta"]["muxport/unseen"]  # to go on from
     assert "before-the-wait" in answers[5]["result"]["structuredContent"]["content"]
     assert elapsed < 30
 
@@ -136,3 +141,72 @@ def test_the_startup_line_goes_to_stderr_for_a_person(tmux_server: Any, how: str
     assert b"watch it with: " in err and err.count(b"\n") == 1, err
     methods = [json.loads(line).get("method") for line in done.stdout.splitlines()]
     assert "notifications/message" not in methods
+
+
+# Seconds from the spawn: loading (the SDK, the toolsets), connecting, startup, serving.
+MOMENTS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.65, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
+
+
+def marked(mark: str) -> list[int]:
+    """The processes whose environment holds ``mark`` (a launcher's, and its children's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return found
+
+
+def took_the_wire(pid: int) -> bool:
+    """Whether the launcher runs: it has taken the wire (its fd 0 is then /dev/null)."""
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0") == os.devnull
+    except OSError:
+        return False
+
+
+def signalled(env: dict[str, str], moment: float, signum: int) -> tuple[int, float, bytes]:
+    """Spawn the launcher (stdin open, as a client holds it), signal it ``moment`` seconds
+    after the spawn, or once it runs if that is later (before its first line runs, the
+    interpreter's own start is Python's: docs/reliability.md, "Ending"); its exit status,
+    the seconds from the signal to the exit, and what it wrote on stderr."""
+    spawned = time.monotonic()
+    proc = subprocess.Popen([launcher()], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stderr is not None
+    try:
+        eventually_blocking(lambda: took_the_wire(proc.pid), what="the launcher running",
+                            within=20, every=0.002)
+        time.sleep(max(0.0, spawned + moment - time.monotonic()))  # the moment
+        code, elapsed = time_exit(proc, functools.partial(proc.send_signal, signum))
+        return code, elapsed, proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("load", ["quiet", "busy"])
+def test_a_signal_at_any_moment_ends_it_within_a_second_leaving_nothing(
+    tmux_server: Any, tmp_path: Path, load: str
+) -> None:
+    # issue 29: SIGINT in the first 0.3 s ended it -2 with a KeyboardInterrupt traceback,
+    # later it took up to 2.9 s; SIGTERM before serving killed it (-15) with its tmux
+    # clients.
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    with busy_cores(2 if load == "busy" else 0):
+        for index, moment in enumerate(MOMENTS):
+            signum = (signal.SIGINT, signal.SIGTERM)[index % 2]
+            mark = uuid.uuid4().hex
+            env = clean_env({"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                             "TMPDIR": str(private_tmp), "MUXPORT_SIGNAL_TEST": mark})
+            code, elapsed, said = signalled(env, moment, signum)
+            where = f"{signal.Signals(signum).name} at {moment} s ({load})"
+            assert code == 128 + signum, (where, code, said)
+            assert elapsed < 1.0, f"exit took {elapsed:.2f} s after {where}"
+            assert said == b"", (where, said)  # no traceback, nothing at all
+            assert marked(mark) == [], where  # no child of it runs on
+            assert list(private_tmp.iterdir()) == [], where
+            assert tmux_server.clients() == [], where

@@ -15,15 +15,19 @@ from muxport._internal.answers import (
     AnswerBudget,
     answer_dict,
     answer_text,
+    answer_unseen,
     answering,
+    budget_in_force,
+    configure_answer_chars,
     fit,
     text_size,
 )
+from muxport._internal.declare import output_schema
 from muxport.policy import answer_budget, keep_newest
-from muxport.testing import text_block
+from muxport.testing import text_block, tool_schema_errors
 from pydantic import Field
 
-# quotes, backslashes, control characters and wide characters cost more than one byte
+# quotes, backslashes and control characters cost more than one character in JSON
 text_ = st.text(alphabet=st.sampled_from('ab"\\\n\x01é𝕏'), max_size=80)
 
 
@@ -46,7 +50,7 @@ def test_kept_lines_fit_what_the_budget_has_left(lines, limit):
 
 def test_reads_share_one_budget_and_background_work_has_none():
     budget = AnswerBudget(ENVELOPE + 1_000)
-    lines = ["x" * 97] * 50  # 100 bytes each in the text: quotes and a comma
+    lines = ["x" * 97] * 50  # 100 characters each in the JSON: quotes and a comma
     with answering(budget):
         first = keep_newest(lines, 5000)
         second = keep_newest(lines, 5000)
@@ -97,10 +101,42 @@ def test_the_text_block_reads_back_as_the_answer_without_what_it_omits(lines, cu
     text = answer_text(answer, data)
     expected = {k: v for k, v in data.items() if k != "cursor" and (k, v) != ("invalid", 0)}
     assert text_block(text, "output") == {**expected, "output": lines}
-    assert len(text.encode()) <= text_size(data)  # the budget, counted on the JSON, holds
+    assert len(text) <= text_size(data)  # the budget, counted on the JSON, holds for the text
 
 
 def test_a_body_line_holding_a_newline_stays_in_the_json():
     answer = Answer(output=["one", "two\nthree"])
     text = answer_text(answer, answer_dict(answer))
     assert "\n" not in text and json.loads(text)["output"] == ["one", "two\nthree"]
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from('ab"\\é'), max_size=10), max_size=5),
+       st.text(max_size=10), st.integers(0, 2))
+def test_structured_content_is_as_lean_as_the_text_and_valid(lines, cursor, invalid):
+    """What no model reads (docs/answers.md, "What a model reads") is left out of
+    structuredContent too, which Claude Code shows its model; _meta has it for programs; the
+    answer stays valid against the output schema, which no longer requires it."""
+    answer = Answer(output=lines, cursor=cursor, invalid=invalid)
+    data = answer_dict(answer)
+    assert "cursor" not in data and ("invalid" in data) == (invalid != 0)
+    assert ("output" in data) == bool(lines)  # an empty body: the schema's default, []
+    assert answer_unseen(answer) == {"cursor": cursor, **({"invalid": 0} if not invalid else {})}
+    schema = output_schema(Answer)
+    assert schema["properties"]["output"]["default"] == []
+    assert "default" not in schema["properties"]["cursor"]
+    assert tool_schema_errors(schema, data) == []
+    head = json.loads(answer_text(answer, data).partition("\n")[0])
+    assert head == {k: v for k, v in data.items() if k != "output" or not lines}
+
+
+def test_the_budget_in_force_is_the_operators_else_the_clients_own_else_the_default():
+    assert budget_in_force("claude-code")[0] == 45_000
+    assert budget_in_force("gemini-cli-mcp-client")[0] == 36_000
+    assert budget_in_force("claude-desktop")[0] == 30_000  # not measured: the default
+    assert budget_in_force(None)[0] == 30_000
+    configure_answer_chars(12_000)
+    try:
+        limit, why = budget_in_force("claude-code")
+        assert limit == 12_000 and "operator" in why
+    finally:
+        configure_answer_chars(None)

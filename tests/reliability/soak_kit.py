@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from muxport.testing import HOSTILE_PATTERNS, ShellPane, TmuxServer, eventually
+from muxport.testing import HOSTILE_PATTERNS, ShellPane, TmuxServer, answer_of, eventually
 from muxport.testing.clients import MCPError, stdio_client
 from reliability_kit import children_named, threads_and_fds
 from soak_faults import Faults
@@ -95,7 +95,7 @@ class Soak:
             if not self.died():
                 self.report.errors.append(f"{tool} {args}: {result.content}")
             return None
-        return dict(result.structured_content or {})
+        return answer_of(result)  # what no model reads too, from _meta
 
     def expect(self, ok: bool, what: str, answer: Any) -> None:
         if not ok and not self.died():

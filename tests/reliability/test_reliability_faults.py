@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 from muxport._internal.shutdown import CUT, GRACE
-from muxport.testing import TmuxServer, eventually
+from muxport.testing import TmuxServer, answer_of, eventually
 from reliability_kit import (
     STATS,
     RawLauncher,
@@ -139,7 +139,7 @@ async def test_respawned_pane_refuses_the_old_cursor(
         await require(client, "capture_since")
         first = await client.call_tool("capture_since", {"pane_id": pane.pane_id})
         assert not first.is_error, first.content
-        cursor = first.structured_content["cursor"]
+        cursor = answer_of(first)["cursor"]
         tmux_server.cmd("respawn-pane", "-k", "-t", pane.pane_id, "bash --norc -i")
         STATS.faults += 1
         again = await client.call_tool("capture_since", {"pane_id": pane.pane_id, "cursor": cursor})

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport.testing import HOSTILE_PATTERNS
+from muxport.testing import HOSTILE_PATTERNS, answer_of
 from reliability_kit import STATS, error_code
 
 pytestmark = pytest.mark.timeout(90)
@@ -204,7 +204,7 @@ async def test_no_call_waits_behind_a_hostile_pattern_on_a_5000_line_scrollback(
     pane = shell_pane("bash", width=200, height=40)
     async with stdio_client(toolsets=["inspect"]) as client:
         base = await client.call_tool("wait_for_text", {"pane_id": pane.pane_id, "timeout": 0})
-        cursor = base.structured_content["cursor"]
+        cursor = answer_of(base)["cursor"]
         pane.run("python3 -c \"print(('a' * 199 + '\\n') * 5000, end='')\"")
         slowest = {}
         for name, pattern in HOSTILE_PATTERNS.items():

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pytest
-from muxport.testing import CheckedCalls, eventually_blocking, stdio_client
+from muxport.testing import CheckedCalls, answer_of, eventually_blocking, stdio_client
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,8 +24,7 @@ QUOTED = ["it's say \"hi\" #{pane_id} #{pane_id}"]
 
 def ok(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
+    return answer_of(result)  # what no model reads too, from _meta
 
 
 async def test_tools_sessions_and_the_far_daemon(far):

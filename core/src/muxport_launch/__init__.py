@@ -1,52 +1,67 @@
 """The ``muxport`` command: its arguments, then the server, which loads behind an early
-``initialize`` answer (``early.py``). Only the standard library is imported here: ``--help``,
+answer to ``initialize`` or ``server/discover`` (``early.py``). Only the standard library is
+imported here, and next to none of it before ``main`` holds SIGINT and SIGTERM: ``--help``,
 ``--version`` and the first answer come before the SDK, pydantic and the toolsets load."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
+# _signal, not signal: signal imports enum (and enum half of collections), and the handlers
+# are to be in place before that much can run with Python's own SIGINT handler.
+import _signal  # type: ignore[import-not-found]  # no stub: the C half of signal
+import os
+import sys
 
-from muxport_launch.early import VERSION, EarlyInitialize
-
-__all__ = ["VERSION", "EarlyInitialize", "main", "parser"]
-
-
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="muxport",
-        description="Serve a tmux server to an MCP client over stdio.",
-        epilog="Environment: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS, "
-        "LIBTMUX_SOCKET_PATH, LIBTMUX_SOCKET, LIBTMUX_SSH, LIBTMUX_TMUX_BIN, LIBTMUX_TMUX_CONFIG, "
-        "LIBTMUX_MCP_WAIT_MAX_SECONDS, LIBTMUX_AUDIT. Flags win over the environment.",
-    )
-    p.add_argument("command", nargs="?", default="serve", choices=["serve", "tools", "doctor"],
-                   help="serve (default): MCP over stdio; tools: print the surface; "
-                   "doctor: tmux version, socket, caller and selection")
-    p.add_argument("--version", action="version", version=f"muxport {VERSION}")
-    p.add_argument("--socket", help="tmux socket path (like tmux -S)")
-    p.add_argument("--socket-name", help="tmux socket name (like tmux -L)")
-    p.add_argument("--tmux", help="tmux binary to use")
-    p.add_argument("--ssh", metavar="DESTINATION",
-                   help="serve the tmux server of another host over ssh (user@host or a Host "
-                   "alias); --socket, --socket-name and --tmux then name that host's")
-    p.add_argument("--ssh-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="passed to ssh as -o KEY=VALUE (repeatable)")
-    p.add_argument("--toolsets", help="comma-separated toolsets (empty selects none)")
-    p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
-    p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
-    p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
-    p.add_argument("--verbose", action="store_true",
-                   help="serve: print the startup line on stderr even when it is not a "
-                   "terminal (otherwise it is an MCP log message after initialize)")
-    p.add_argument("--assume", choices=["created", "existing"], default="created",
-                   help="tools: which default to show (daemon created by this process or not)")
-    return p
+__all__ = ["FIRST_WAIT", "exit_at_once", "main", "surely_serving"]
+FIRST_WAIT = 0.1  # seconds the loading waits for the first answer (a client that is slower
+# to write is answered while it loads)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    early = EarlyInitialize() if args.command == "serve" else None
+def exit_at_once(signum: int, frame: object) -> None:
+    """SIGINT or SIGTERM while loading: there is nothing to undo yet (no tmux process, no
+    private file; the launcher's watcher takes over before the first, ``cli.serve``), so
+    the exit is at once, 128 + the signal, with no traceback (docs/reliability.md,
+    "Ending")."""
+    os._exit(128 + signum)
+
+
+def surely_serving(words: list[str]) -> bool:
+    """Whether the command is ``serve`` (the default) whatever the rest says, told without
+    argparse: no word names another command, the help or the version (argparse takes
+    ``--vers`` for ``--version``). Loading argparse first cost the first answer 0.1 s of a
+    loaded machine; a word this cannot judge only delays the early answer until after it."""
+    for word in words:
+        option = word.split("=", 1)[0]
+        named = len(option) > 2 and ("--help".startswith(option) or "--version".startswith(option))
+        if word in ("tools", "doctor") or word.startswith("-h") or named:
+            return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, exit_at_once)
+    words = sys.argv[1:] if argv is None else argv
+    from muxport_launch.early import EarlyInitialize
+
+    early = EarlyInitialize() if surely_serving(words) else None
+    if early is not None:
+        # A first line already written is answered before anything else loads: racing the
+        # imports for the GIL, the answer waited whenever a loaded machine preempted the
+        # importing thread holding it (0.3-0.6 s instead of 0.1 s with both cores busy).
+        early.done.wait(FIRST_WAIT)
+    from muxport_launch.arguments import parser
+
+    try:
+        args = parser().parse_args(words)
+    except SystemExit as exc:  # argparse refused the words (it said why on stderr)
+        if early is not None and exc.code:
+            early.startup_failed(f"muxport: bad arguments {' '.join(words)!r}; see its stderr")
+        raise
+    if args.command == "serve":
+        early = early or EarlyInitialize()
+    else:  # tools, doctor: Ctrl-C as Python has it (cli.run answers it with 130)
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
     from muxport._internal.cli import run  # the SDK, pydantic, the toolsets: most of a second
 
     return run(args, early)

@@ -137,7 +137,7 @@ def fish_pane(tmux_server: TmuxServer) -> Callable[..., ShellPane]:
     if shutil.which("fish") is None:
         pytest.skip("fish is not installed")
 
-    def make(width: int = 80) -> ShellPane:
-        return reach.fish_pane(tmux_server, width)
+    def make(width: int = 80, config: str = reach.FISH_CONFIG) -> ShellPane:
+        return reach.fish_pane(tmux_server, width, config)
 
     return make

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from muxport.testing import answer_of
 from muxport_execute.run.answer import RunAnswer
 
 # Quoting a run must carry to the shell untouched: command substitution, both kinds of
@@ -29,15 +30,15 @@ def filled(answer: dict[str, Any]) -> dict[str, Any]:
 RUN_DEFAULTS = {
     key: info.default for key, info in RunAnswer.model_fields.items()
     if not info.is_required() and info.default is not None and info.default_factory is None
-}
+} | {"output": []}  # an empty body is left out too (the schema's default)
 
 
 async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Call a tool, require that it is no tool error, and return its structured content
-    (a run's answer ``filled``)."""
+    """Call a tool, require that it is no tool error, and return its answer as a program
+    reads it (``answer_of``: with what no model reads, from _meta; a run's ``filled``)."""
     result = await client.call_tool(name, args)
     assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
+    data = answer_of(result)
     return filled(data) if name in ("run_shell_command", "wait_for_run") else data
 
 

@@ -73,11 +73,14 @@ def mine_once(text: str) -> bool:
 
 
 async def runs_between_mine(
-    stdio_client: Any, tmux_server: TmuxServer, pane: ShellPane, listing: str, where: str
+    stdio_client: Any, tmux_server: TmuxServer, pane: ShellPane, listing: str, where: str,
+    person_first: bool = True,
 ) -> str:
-    """The person's command, three runs, the person's other command, the listing (to
-    ``where``/listed) and exit; returns the listing once the shell has exited."""
-    pane.run(MINE[0])
+    """The person's command (unless not ``person_first``: the runs are the shell's first
+    lines), three runs, the person's other command, the listing (to ``where``/listed) and
+    exit; returns the listing once the shell has exited."""
+    if person_first:
+        pane.run(MINE[0])
     async with stdio_client(toolsets=["execute"]) as client:
         for n in range(RUNS):
             done = await run(client, pane.pane_id, f"echo run-{n}")
@@ -129,6 +132,21 @@ async def test_no_muxport_line_in_the_history(stdio_client, rc_pane, tmux_server
         read = await anyio.run_process(READERS[case.reader], env=env, stdin=subprocess.DEVNULL)
     fresh = read.stdout.decode(errors="replace")
     assert mine_once(fresh) and muxport_lines(fresh) == [], fresh
+
+
+@pytest.mark.parametrize("name", ["zsh", "zsh-no-append", "zsh-inc-append", "zsh-share"])
+async def test_a_zsh_whose_first_line_is_a_run(stdio_client, rc_pane, tmux_server, name):
+    """A zsh with no history yet (a new user, a fresh container) whose first line is a run
+    (issue 30): the list held only that line, the copy read back held nothing, and zsh
+    kept the line, in memory and, appending at exit, in the file."""
+    case = CASES[name]
+    pane = rc_pane(case.shell, case.rc)
+    home = home_of(tmux_server)
+    listed = await runs_between_mine(stdio_client, tmux_server, pane, case.listing, str(home),
+                                     person_first=False)
+    raw = (home / "history").read_text(errors="replace")
+    for text in (listed, raw):
+        assert muxport_lines(text) == [] and text.count(MINE[1]) == 1, text
 
 
 async def test_fish_keeps_no_muxport_line(stdio_client, fish_pane, tmux_server):
@@ -193,12 +211,14 @@ async def test_typed_runs_leave_no_line_in_a_far_bash(stdio_client, reach_pane, 
     assert ": /;" not in text, text
 
 
-async def test_no_muxport_line_in_a_far_zsh_behind_su(stdio_client, reach_pane, test_user):
+@pytest.mark.parametrize("first", [False, True])
+async def test_no_muxport_line_in_a_far_zsh_behind_su(stdio_client, reach_pane, test_user, first):
     """A typed frame (su carries the shell) into a zsh without HIST_IGNORE_SPACE: the
     probe finds zsh, and the program keeps its line and the probe's out of the list and
-    the file (frames/history.py, ``zsh_typed``)."""
+    the file (frames/history.py, ``zsh_typed``); also where the runs are the new zsh's
+    first lines (``first``: no history yet)."""
     p = reach_pane("su").pane_id
-    listed, history = test_user.home / "zsh-listed", test_user.home / "zsh-history"
+    listed, history = (test_user.home / f"zsh-{what}-{first}" for what in ("listed", "history"))
     (test_user.home / ".zshrc").write_text(ZSH + f"HISTFILE={history}\n")  # zsh -f saves none
     async with stdio_client(toolsets=["execute", "inspect"]) as client:
         call = CheckedCalls(client)
@@ -211,7 +231,8 @@ async def test_no_muxport_line_in_a_far_zsh_behind_su(stdio_client, reach_pane, 
 
         await call("send_keys", {"pane_id": p, "keys": [
             f"exec env ZDOTDIR={test_user.home} zsh", "Enter"]})
-        await person("echo before-$((6*7))", "before-42")
+        if not first:
+            await person("echo before-$((6*7))", "before-42")
         for n in range(RUNS):
             done = await run(client, p, f"echo run-{n}")
             assert (done["frame"], done["output"]) == ("typed", [f"run-{n}"]), done
@@ -221,4 +242,5 @@ async def test_no_muxport_line_in_a_far_zsh_behind_su(stdio_client, reach_pane, 
                          what="zsh to write its history file at exit")
     for text in (listed.read_text(), history.read_text()):
         assert [row for row in text.splitlines() if ": /;" in row] == [], text
-        assert all(text.count(f"echo {when}-") == 1 for when in ("before", "after")), text
+        assert text.count("echo before-") == (not first), text
+        assert text.count("echo after-") == 1, text

@@ -32,6 +32,27 @@ def test_other_programs_prompts_are_refused(row, asks):
     assert what is not None and asks in what, (row, what)
 
 
+@pytest.mark.parametrize(("row", "shell", "asks"), [
+    # tmux names fish in the foreground (su, a far server's fish): its prompts, however
+    # they end (fish's "informative" prompt's second row is a bare ">")
+    ("> ", "fish", None), ("vm> ", "fish", None), ("bob@box ~> ", "-fish", None),
+    (">>> ", "fish", None),
+    # a POSIX shell named: a REPL would be named instead, but its PS2 is a bare ">"
+    ("mybox> ", "bash", None), ("postgres=# ", "zsh", None), ("> ", "bash", "REPL"),
+    (">>> ", "bash", "REPL"),
+    # a carrier: the far program is unknown, its text decides
+    ("> ", "ssh", "REPL"), ("vm> ", "su", "REPL"), (">>> ", "sudo", "REPL"),
+    ("[sudo] password for bob: ", "fish", "secret"),
+    ("Do you want to continue? [Y/n] ", "bash", "question"),
+])
+def test_a_named_shell_s_prompt_is_its_own(row, shell, asks):
+    what = far_program(row, shell)
+    if asks is None:
+        assert what is None, (row, shell, what)
+    else:
+        assert what is not None and asks in what, (row, shell, what)
+
+
 def test_the_far_shell_marks_how_the_frame_left():
     frame = new_typed_frame("posix")
     program = frame.program("sleep 1")

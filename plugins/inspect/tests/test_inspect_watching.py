@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport.testing import MCPError, eventually, text_block, tool_schema_errors
+from muxport.testing import MCPError, answer_of, eventually, text_block, tool_schema_errors
 
 WAIT_BOUND = 15.0
 
@@ -42,9 +42,9 @@ async def armed_wait(client: Any, arguments: dict[str, Any], then: Callable[[], 
 
 
 def ok(result: Any) -> dict[str, Any]:
+    """The answer as a program reads it: what no model reads comes from _meta."""
     assert not result.is_error, result.content[0].text
-    data: dict[str, Any] = result.structured_content
-    return data
+    return answer_of(result)
 
 
 async def test_capture_since_and_wait_over_stdio(stdio_client, shell_pane, tmux_server):
@@ -54,7 +54,7 @@ async def test_capture_since_and_wait_over_stdio(stdio_client, shell_pane, tmux_
         schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
         first = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))
         assert tool_schema_errors(schemas["capture_since"], first) == []
-        assert first["content"] == [] and first["new_lines"] == 0 and "continuous" not in first
+        assert "content" not in first and first["new_lines"] == 0 and "continuous" not in first
         cursor, seen, log = first["cursor"], [], []
         for look in range(10):
             # Lines of up to ~130 characters wrap in the 80-column pane; -J joins them back.
@@ -321,7 +321,7 @@ async def test_watch_answers_report_the_line_budget_used(mcp_client, shell_pane)
     assert since["max_lines"] == 5000 and "clamped" not in since["note"]
     assert over.is_error and "max_lines: Input should be less than or equal to 5000" in (
         over.content[0].text)
-    assert waited["outcome"] == "timed_out" and "max_lines" not in waited  # absent: 200
+    assert waited["outcome"] == "timed_out" and waited["max_lines"] == 200  # in _meta
 
 
 async def test_a_plain_matched_wait_sends_no_field_at_its_default(mcp_client, shell_pane):
@@ -340,10 +340,13 @@ async def test_a_plain_matched_wait_sends_no_field_at_its_default(mcp_client, sh
         ))
     assert tool_schema_errors(schema.output_schema, data) == []
     assert data["outcome"] == "matched" and data["matched_line"] == "server is ready on :8080"
-    assert set(data) == {"outcome", "matched", "matched_line", "output", "cursor", "seconds"}
+    # cursor, effective_timeout and max_lines: for programs, in _meta (ok puts them back)
+    assert set(data) == {"outcome", "matched", "matched_line", "output", "cursor", "seconds",
+                         "effective_timeout", "max_lines"}
     defaults = {k: v.get("default") for k, v in schema.output_schema["properties"].items()}
     assert defaults["truncated"] is False and defaults["lines_dropped"] == 0
-    assert defaults["max_lines"] == 200 and defaults["effective_timeout"] == 30
+    assert defaults["max_lines"] is None and defaults["effective_timeout"] is None  # in _meta
+    assert data["effective_timeout"] == 30
     assert asked["effective_timeout"] == 10  # not the default: sent
 
 
@@ -441,7 +444,7 @@ async def test_a_model_follows_a_pane_with_last_from_the_text_alone(stdio_client
             result = await client.call_tool(tool, {"pane_id": pane.pane_id, **arguments})
             assert not result.is_error, result.content[0].text
             (block,) = result.content
-            assert result.structured_content["cursor"].startswith("c2.")  # for programs
+            assert answer_of(result)["cursor"].startswith("c2.")  # for programs, in _meta
             assert "c2." not in block.text
             return str(block.text)
 

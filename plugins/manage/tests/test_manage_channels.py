@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from muxport.testing import eventually
+from muxport.testing import answer_of, eventually
 
 
 def not_pending(tmux_server: Any, channel: str) -> bool:
@@ -91,7 +91,8 @@ async def test_timed_out_leaves_no_waiter_behind(mcp_client, tmux_server, shell_
     shell_pane("dash")
     async with mcp_client(toolsets=["manage"]) as (client, _app):
         result = await client.call_tool("wait_for_channel", {"channel": "mx-quiet", "timeout": 0.5})
-    data = result.structured_content
+    assert "effective_timeout" not in result.structured_content  # the call named it
+    data = answer_of(result)  # a program reads it in _meta
     assert data["outcome"] == "timed_out" and data["effective_timeout"] == 0.5
     assert data["seconds"] >= 0.5 and "wait_for_channel again" in data["note"]
     assert await clients_settle(tmux_server, 0) == 0

@@ -95,12 +95,13 @@ class Bounded:
 
 
 def line_size(line: str) -> int:
-    """Bytes a line takes in an answer's text: its JSON string and a separator."""
-    return len(json.dumps(line, ensure_ascii=False).encode()) + 1
+    """Characters a line takes in an answer's JSON: its JSON string and a separator (never
+    fewer than in the text block, where it takes itself and a newline)."""
+    return len(json.dumps(line, ensure_ascii=False)) + 1
 
 
 def _tail(line: str, room: int) -> str:
-    """The longest tail of ``line`` whose JSON string fits ``room`` bytes."""
+    """The longest tail of ``line`` whose JSON string fits ``room`` characters."""
     tail = line[-room:]
     while tail and line_size(tail) > room:
         tail = tail[max(1, len(tail) - len(tail) * room // line_size(tail)):]
@@ -111,18 +112,18 @@ def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS
     """Keep the newest lines within the line and character budgets and what is left of the
     call's answer budget (answers.py), which they spend; one enormous line keeps its tail."""
     budget = answer_budget()
-    room_bytes = budget.left if budget is not None else None
+    room_json = budget.left if budget is not None else None
     kept: list[str] = []
     used = spent = 0
     full = False
     for line in reversed(lines[-max_lines:] if max_lines > 0 else []):
         room = max_chars - used
-        size = line_size(line) if room_bytes is not None else 0
-        if room_bytes is not None and spent + size > room_bytes:
+        size = line_size(line) if room_json is not None else 0
+        if room_json is not None and spent + size > room_json:
             full = True
-            if not kept and room_bytes > 2:
-                kept.append(_tail(line[-room:], room_bytes))
-                spent = room_bytes
+            if not kept and room_json > 2:
+                kept.append(_tail(line[-room:], room_json))
+                spent = room_json
             break
         if room <= 0:
             break

@@ -11,16 +11,19 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 import anyio
-from muxport_launch import EarlyInitialize, parser
+from muxport_launch.arguments import parser
+from muxport_launch.early import EarlyInitialize
 
 from muxport._internal import VERSION, app, heap, regex_work
 from muxport._internal.caller import detect
 from muxport._internal.connection import Connection, Settings, connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
 from muxport._internal.facts import version_key
+from muxport._internal.faults import leaves
 from muxport._internal.plugins import Toolsets
 from muxport._internal.selection import SelectionRequest, parse_request
 from muxport._internal.settings import Environment
+from muxport._internal.shutdown import Shutdown
 from muxport._internal.surface import build
 
 
@@ -102,6 +105,9 @@ def use_pidfd_child_watcher() -> None:
 
 
 async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
+    """Start and serve; the exit status (0 at EOF, 128 + the signal that ended it). From
+    just before the first tmux process, SIGINT and SIGTERM cancel startup and serving alike
+    (``Shutdown.watch``); before that the launcher exits at once (``exit_at_once``)."""
     use_pidfd_child_watcher()
     heap.fix_mmap_threshold()
     regex_work.prefer_the_loop()
@@ -111,7 +117,30 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     named_here = settings.socket_path is None and settings.ssh is None
     environment = Environment.from_env(os.environ, named_here)
     environment.apply()
-    started = await app.start(request, settings)
+    shutdown = Shutdown()
+    code = 0
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                await group.start(shutdown.watch, group.cancel_scope)
+
+            try:
+                started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
+                code = await served(args, early, started, environment)
+            finally:
+                shutdown.stop()  # everything is closed: the watcher may go
+    except BaseExceptionGroup as exc:  # anyio's wrapping of a refused startup: unwrapped
+        found = leaves(exc)
+        if len(found) == 1:
+            raise found[0] from None
+        raise
+    return 128 + shutdown.signal if shutdown.signal else code
+
+
+async def served(args: argparse.Namespace, early: EarlyInitialize | None, started: app.App,
+                 environment: Environment) -> int:
+    """Say how to watch the server, then serve stdio until EOF or a signal."""
     conn = started.connection
     line = (
         f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}); "
@@ -122,9 +151,7 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     shown = args.verbose or sys.stderr.isatty()
     if shown:
         print(line, file=sys.stderr, flush=True)
-    return await started.server.serve_stdio(
-        environment.limits, None if shown else line, early
-    )
+    return await started.server.serve_stdio(environment.limits, None if shown else line, early)
 
 
 def exit_now(code: int) -> NoReturn:

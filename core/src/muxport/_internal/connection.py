@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import anyio
+
 from muxport._internal.errors import StartupError
 from muxport._internal.facts import TmuxResult, refuse_control_chars, version_key
 from muxport._internal.remote import connect_far, daemon_commands, ssh_settings
+from muxport._internal.shutdown import SIGNAL_CLOSE
 from muxport._internal.transport import Transport
 
 DAEMON_NAME = "muxport"
@@ -145,8 +148,9 @@ async def connect(settings: Settings, start: bool = True) -> Connection:
         tmux = Transport(binary, os.path.abspath(path))  # noqa: ASYNC240
     try:
         return await _served(settings, tmux, await check_version(tmux), start)
-    except BaseException:
-        await tmux.aclose()  # a far host's master and private directory too
+    except BaseException:  # refused, or cancelled by a signal (shielded: app.closed)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SIGNAL_CLOSE):
+            await tmux.aclose()  # a far host's master and private directory too
         raise
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
+from muxport._internal.answers import answer_schema
 from muxport._internal.schemas import plain, without_nested_prose
 
 if TYPE_CHECKING:
@@ -188,10 +189,11 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A model's JSON schema for answers (serialization mode, plain subset), made once."""
-    return without_nested_prose(
+    """A model's JSON schema for answers (serialization mode, plain subset), made once, as
+    ``answer_dict`` keeps answers valid (what no model reads is optional)."""
+    return answer_schema(model, without_nested_prose(
         plain(model.model_json_schema(mode="serialization"), nullable=True)
-    )
+    ))
 
 
 def spec_of(func: object) -> ToolSpec | None:

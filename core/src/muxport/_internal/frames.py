@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
+from muxport_launch import early
 from pydantic import ValidationError
 
 from muxport._internal.arguments import bad_string
@@ -68,6 +69,8 @@ class Frames:
         self.dropped = 0
         self.opened = False  # initialize (or notifications/initialized) was read
         self.initialize_key: object = None  # the key of the initialize request's id
+        self.settled = False  # a request reached the SDK: it decided the era on it
+        self.answered_early: object = None  # the key of a discover the launcher answered
 
     @staticmethod
     def key(ident: object) -> object:
@@ -157,12 +160,30 @@ class Frames:
                     f"arguments for {name} must be a JSON object of named arguments, not "
                     f"{type(arguments).__name__}; nothing was run: call again with "
                     'arguments like {"pane_id": "%1"} (see the tool\'s inputSchema)')))
+        if method == early.DISCOVER and not self.settled:
+            answered = self._discover(data, key)
+            if answered is not None:
+                return answered
         verdict = self._other(data, ident)
         if verdict.message is not None:
+            self.settled = True
             self.in_flight[key] = isinstance(name, str) and self.is_quick(name)
             if method == "initialize":
                 self.opened, self.initialize_key = True, key
         return verdict
+
+    def _discover(self, data: dict[str, Any], key: object) -> Verdict | None:
+        """A ``server/discover`` before any request reached the SDK is answered here (None:
+        it is the SDK's to refuse). The SDK settles a connection's era on its first request,
+        and a discover would settle it on 2026-07-28 for good: a client that gave up on the
+        discover and fell back to ``initialize`` (Claude Code, after ~2.7 s) was refused
+        -32022. A discover holds no state, so the era is left to the request that follows
+        (docs/architecture.md, "Startup order")."""
+        if key == self.answered_early:  # the launcher's thread answered it already
+            self.answered_early = None
+            return Verdict()
+        found = early.answer(data)
+        return None if found is None else Verdict(reply=found[1])
 
     def _before_handshake(self, method: object, params: object) -> str | None:
         """Why a request that needs the session must wait for ``initialize`` (None: it need

@@ -21,6 +21,7 @@ PROBE_EVERY = 1.0  # seconds between liveness probes of a server nobody else has
 PROBE_DEADLINE = 2.0  # seconds a liveness probe (display-message) may take
 STALLED_DEADLINE = 1.0
 EXITING = 1.0  # seconds an exiting server may run on, its socket gone (its clients leave)
+RELEARN_EVERY = 1.0  # seconds between looks for a new server once the recorded one exited
 
 
 class Liveness:
@@ -35,6 +36,8 @@ class Liveness:
         self._in_flight: set[anyio.CancelScope] = set()  # one per running invocation
         self._stall_seen = anyio.Event()  # set when ``stalled`` becomes true (wakes waits)
         self.server_pid: int | None = None  # the served server's process, once read
+        self._relearned_at = -RELEARN_EVERY  # when a dead server_pid was last looked up
+        self.restarted = False  # another server process listens at the path since: its facts
         self.stalled_probe_at = 0.0  # when a probe last asked a server known stalled
 
     async def check_moved(self) -> bool:
@@ -42,8 +45,10 @@ class Liveness:
         still runs (an exiting server may run on ``EXITING`` seconds: it must run longer);
         True when it was gone and is back meanwhile (a "no server" answer then is worth
         asking again: nothing reached the server)."""
-        pid = self.server_pid
-        if pid is None or not self.local or self._present():
+        if not self.local or self._present():
+            return False
+        pid = self._current(force=True)
+        if pid is None:
             return False
         deadline = anyio.current_time() + EXITING
         while anyio.current_time() < deadline:
@@ -99,8 +104,27 @@ class Liveness:
     def serving(self) -> bool:
         """The served server's process (once read) still runs: no tmux client may then
         start another server at its path, even if its socket is away just now."""
+        return self.local and self._current() is not None
+
+    def _current(self, force: bool = False) -> int | None:
+        """The served server's process: the one recorded while it runs; once it exited
+        (the server was restarted at this path), the tmux process that listens on the
+        socket bound at the path now, looked up again at most every ``RELEARN_EVERY``
+        seconds while none is found (``force``: now). A pid learned before a restart names
+        a dead server, and a socket moved away from the new one would be taken for no
+        server at all; a new process sets ``restarted``: its facts are read again."""
         pid = self.server_pid
-        return pid is not None and self.local and self._running(pid)
+        if pid is not None and self._running(pid):
+            return pid
+        now = time.monotonic()
+        if not force and now - self._relearned_at < RELEARN_EVERY:
+            return None  # none was listening a moment ago
+        found = listener(self.socket_path)
+        if found is None:
+            self._relearned_at = now
+        elif found != pid:
+            self.server_pid, self.restarted = found, True
+        return found
 
     def _back(self) -> bool:
         return os.path.exists(self.socket_path)  # one stat
@@ -114,17 +138,7 @@ class Liveness:
     def _listening(self, pid: int) -> bool:
         """The server still listens on the socket it bound at this path (``/proc/net/unix``
         keeps the path it was bound to): an exiting server has closed it, a moved one not."""
-        try:
-            inodes = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
-            table = Path("/proc/net/unix").read_text().splitlines()[1:]
-        except OSError:
-            return False
-        for row in table:  # Num RefCount Protocol Flags Type St Inode Path
-            fields = row.split()
-            if len(fields) == 8 and fields[7] == self.socket_path and int(fields[3], 16) & 0x10000:
-                if f"socket:[{fields[6]}]" in inodes:
-                    return True
-        return False
+        return not _bound(self.socket_path).isdisjoint(_sockets(pid))
 
     @staticmethod
     def _running(pid: int) -> bool:
@@ -170,3 +184,41 @@ class Liveness:
                 raise self.unresponsive()
             return False
         return now - self.answered_at < PROBE_EVERY
+
+
+def _bound(path: str) -> set[str]:
+    """The listening sockets bound at ``path``, as ``socket:[inode]`` (``/proc/net/unix``
+    keeps the path a socket was bound to, wherever its file is now)."""
+    try:
+        table = Path("/proc/net/unix").read_text().splitlines()[1:]
+    except OSError:
+        return set()
+    found = set()
+    for row in table:  # Num RefCount Protocol Flags Type St Inode Path
+        fields = row.split()
+        if len(fields) == 8 and fields[7] == path and int(fields[3], 16) & 0x10000:
+            found.add(f"socket:[{fields[6]}]")
+    return found
+
+
+def _sockets(pid: int) -> set[str]:
+    try:
+        return {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    except OSError:
+        return set()
+
+
+def listener(path: str) -> int | None:
+    """The tmux process listening on the socket bound at ``path`` (None: none, or no
+    ``/proc``): only tmux processes are looked into, a few stats and readlinks."""
+    bound = _bound(path)
+    if not bound:
+        return None
+    try:
+        pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        if Liveness._running(pid) and not bound.isdisjoint(_sockets(pid)):
+            return pid
+    return None

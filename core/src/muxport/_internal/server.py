@@ -17,18 +17,18 @@ import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from muxport_launch import EarlyInitialize
+from muxport_launch.early import EarlyInitialize
 from muxport_launch.instructions import INSTRUCTIONS
 from pydantic import BaseModel, ValidationError
 
 from muxport._internal import VERSION, completion, resources
 from muxport._internal.answers import (
+    SETTING,
+    UNSEEN_KEY,
     AnswerBudget,
-    answer_bytes,
-    answer_dict,
-    answer_text,
     answering,
-    fit,
+    budget_in_force,
+    shape,
 )
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.audit import Audit
@@ -69,13 +69,25 @@ def error_result(error: ToolError) -> types.CallToolResult:
     )
 
 
+def client_name(ctx: ServerRequestContext[Any]) -> str | None:
+    """The client's ``clientInfo.name``: from ``initialize``, or (2026-07-28) the request's
+    metadata; it picks the client's own answer budget (client_limits.py)."""
+    params = ctx.session.client_params
+    if params is not None:
+        return params.client_info.name
+    meta: dict[str, Any] = dict(ctx.meta or {})
+    info = meta.get(types.CLIENT_INFO_META_KEY)
+    name = info.get("name") if isinstance(info, dict) else None
+    return name if isinstance(name, str) else None
+
+
 class MuxportServer:
     """Dispatches ``tools/call`` to the selected tools; serves the capability report."""
 
     def __init__(self, surface: Surface, services: Services, report: dict[str, Any]) -> None:
         self.surface = surface
         self.services = services
-        self.report_text = json.dumps(report, separators=(",", ":"), ensure_ascii=False)
+        self.report = report
         self.audit = Audit.from_env()
         self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
         with warnings.catch_warnings():  # logging: deprecated in 2026-07-28, not before
@@ -138,7 +150,7 @@ class MuxportServer:
         tool_ctx = ToolContext(name, self.services, ctx.session.report_progress)
         read_only = self.surface.rows[name]["annotations"]["readOnlyHint"]
         result: BaseModel | None = None
-        budget = AnswerBudget(answer_bytes())
+        budget = AnswerBudget(budget_in_force(client_name(ctx))[0])
         try:
             with (guarding(name if read_only else None), self.services.shutdown.call(),
                   answering(budget), completion.collecting() as hook_errors):
@@ -163,16 +175,19 @@ class MuxportServer:
             result.note = "; ".join(filter(None, (CUT_NOTE, result.note)))
         if hook_errors and isinstance(result, Result):  # done, though a hook failed after it
             result.note = "; ".join(filter(None, (result.note, completion.note(hook_errors))))
-        data = fit(answer_dict(result), budget.limit)
-        if data is None:
+        shaped = shape(result, budget.limit)
+        if shaped is None:
             return error_result(ToolError(
-                f"{name}'s answer does not fit the answer budget of {budget.limit:,} bytes "
-                "(MUXPORT_MAX_ANSWER_BYTES); nothing is lost in tmux: ask for less",
+                f"{name}'s answer does not fit the answer budget of {budget.limit:,} "
+                f"characters ({SETTING}); nothing is lost in tmux: ask for less",
                 code="answer_too_large", delivery="observed",
             ))
-        text = answer_text(result, data)
+        # clients show a model content or structuredContent, not _meta: what no model
+        # reads goes there, for programs (docs/answers.md, "What a model reads")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=data,
+            content=[types.TextContent(type="text", text=shaped.text)],
+            structured_content=shaped.data,
+            meta={UNSEEN_KEY: shaped.unseen} if shaped.unseen else None,
         )
 
     async def list_resources(
@@ -207,7 +222,9 @@ class MuxportServer:
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == resources.CAPABILITIES_URI:
-            text = self.report_text
+            limit, why = budget_in_force(client_name(ctx))
+            text = json.dumps({**self.report, "answer_budget": {"characters": limit, "why": why}},
+                              separators=(",", ":"), ensure_ascii=False)
         else:
             try:
                 name, arguments = resources.route(uri, frozenset(self.surface.specs))

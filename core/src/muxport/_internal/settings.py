@@ -8,9 +8,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from muxport._internal.answers import MAX_ANSWER_BYTES, configure_answer_bytes
+from muxport._internal.answers import SETTING, configure_answer_chars
 from muxport._internal.audit import Audit
 from muxport._internal.budgets import WAIT_CEILING, WAIT_CEILING_LIMIT, configure_wait_ceiling
+from muxport._internal.client_limits import DEFAULT_BUDGET
 from muxport._internal.errors import StartupError
 
 MiB = 1 << 20
@@ -75,6 +76,15 @@ def _tmux_tmpdir(env: Mapping[str, str], used: bool) -> str | None:
     return where
 
 
+def _answer_chars(env: Mapping[str, str]) -> int | None:
+    """The operator's answer budget in characters: ``MUXPORT_MAX_ANSWER_CHARS``, or its
+    first name ``MUXPORT_MAX_ANSWER_BYTES`` (it counts characters now); unset: None."""
+    name = SETTING if env.get(SETTING, "").strip() else "MUXPORT_MAX_ANSWER_BYTES"
+    if not env.get(name, "").strip():
+        return None
+    return int(_number(env, name, DEFAULT_BUDGET, 8_000, 64 * MiB, True))
+
+
 @dataclass(frozen=True)
 class Environment:
     """Everything read from the environment besides selection and socket (those are
@@ -84,7 +94,7 @@ class Environment:
     wait_ceiling: float = WAIT_CEILING
     tmux_tmpdir: str | None = None
     limits: Limits = field(default_factory=Limits)
-    answer_bytes: int = MAX_ANSWER_BYTES
+    answer_chars: int | None = None  # None: each client's own budget (client_limits.py)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], uses_tmpdir: bool) -> Environment:
@@ -94,10 +104,9 @@ class Environment:
             _number(env, "LIBTMUX_MCP_WAIT_MAX_SECONDS", WAIT_CEILING, 1, WAIT_CEILING_LIMIT),
             _tmux_tmpdir(env, uses_tmpdir),
             Limits.from_env(env),
-            int(_number(env, "MUXPORT_MAX_ANSWER_BYTES", MAX_ANSWER_BYTES, 8_000, 64 * MiB,
-                        True)),
+            _answer_chars(env),
         )
 
     def apply(self) -> None:
         configure_wait_ceiling(self.wait_ceiling)
-        configure_answer_bytes(self.answer_bytes)
+        configure_answer_chars(self.answer_chars)

@@ -5,8 +5,10 @@ to finish; then the waits are cut short (``ctx.heartbeat`` ends its body, and th
 answers with what it saw, as at its timeout); a call still running ``CUT`` seconds later is
 cancelled and answered as cut short. Only then does the SDK see the end of its input.
 
-SIGINT and SIGTERM end serving at once: nothing more is answered, the toolboxes get
-``SIGNAL_CLOSE`` seconds to close, and the launcher exits 130 or 143 within a second.
+SIGINT and SIGTERM end serving (or the startup) at once: nothing more is answered, the
+toolboxes and tmux clients get ``SIGNAL_CLOSE`` seconds to close, and the launcher exits
+130 or 143 within a second. Before its first tmux process the launcher exits at once
+(``muxport_launch.exit_at_once``): there is nothing to undo yet.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import anyio
+from anyio import TASK_STATUS_IGNORED
+from anyio.abc import TaskStatus
+from muxport_launch import exit_at_once
 
 from muxport._internal.errors import ToolError
 
@@ -35,9 +40,40 @@ class Shutdown:
     cut: anyio.Event = field(default_factory=anyio.Event)
     calls: set[anyio.CancelScope] = field(default_factory=set)
     signal: int = 0  # the signal that ended serving (0: none)
+    watched: bool = False  # the launcher receives the signals for its whole run (``watch``)
+    watching: anyio.CancelScope | None = None  # ``watch``'s, ended by ``stop``
+
+    async def watch(
+        self, ending: anyio.CancelScope, *, task_status: TaskStatus[None] = TASK_STATUS_IGNORED
+    ) -> None:
+        """The launcher's, from just before its first tmux process until ``stop``: at SIGINT
+        or SIGTERM note it and cancel ``ending`` (startup or serving alike; what was started
+        is closed on the way out). Shielded, so the cancel it starts does not end it: a
+        second signal while closing changes nothing (the close is bounded by
+        ``SIGNAL_CLOSE`` already), where an ended receiver would have restored the default
+        and a second SIGTERM killed the process with its tmux clients still running."""
+        with anyio.CancelScope(shield=True) as self.watching:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+                self.watched = True
+                task_status.started()
+                async for signum in received:
+                    if not self.signal:
+                        self.signal = signum
+                        ending.cancel()
+        # ``stop`` came once everything was closed: from here a signal exits at once again.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, exit_at_once)
+
+    def stop(self) -> None:
+        """End ``watch``: startup or serving has closed what it made."""
+        if self.watching is not None:
+            self.watching.cancel()
 
     async def on_signal(self, serving: anyio.CancelScope) -> None:
-        """At SIGINT or SIGTERM: note it, and cancel ``serving``."""
+        """At SIGINT or SIGTERM: note it, and cancel ``serving`` (unless ``watch`` receives
+        them: its cancelling covers serving)."""
+        if self.watched:
+            return
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
             async for signum in received:
                 self.signal = signum

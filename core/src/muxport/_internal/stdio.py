@@ -22,8 +22,7 @@ import anyio
 import mcp.types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from muxport_launch import EarlyInitialize
-from muxport_launch.early import write_all
+from muxport_launch.early import DISCOVER, EarlyInitialize, write_all
 
 from muxport._internal.frames import Frames, Verdict
 from muxport._internal.settings import Limits
@@ -137,7 +136,9 @@ class StdioLoop:
         if early is None:
             return None
         await anyio.to_thread.run_sync(early.done.wait, abandon_on_cancel=True)
-        if early.answered is not None:
+        if early.answered_method == DISCOVER:  # never reaches the SDK (frames.py)
+            self.frames.answered_early = Frames.key(early.answered)
+        elif early.answered is not None:
             self.early_key = Frames.key(early.answered)
         return bytes(early.read) if early.read or early.eof else None
 
@@ -199,7 +200,8 @@ class StdioLoop:
                     self._queue(b"")  # already written by the launcher: the id is released
                 else:
                     self._queue(data + b"\n")
-                if self.greeting and key == self.frames.initialize_key:
+                answer = isinstance(message, types.JSONRPCResponse)  # not a refusal
+                if self.greeting and answer and key == self.frames.initialize_key:
                     self._queue(log_message("info", self.greeting))
                     self.greeting = None
 

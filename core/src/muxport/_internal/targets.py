@@ -92,10 +92,10 @@ class Result(BaseModel):
     # and answer_dict leaves an empty note out.
     note: Annotated[str | None, WithJsonSchema({"type": "string"}, mode="serialization")] = None
 
-    # The text block a model reads (docs/answers.md, "The text block"): the fields as JSON
-    # on its first line, without ``text_omits`` (for programs; structuredContent has them)
-    # and the ``text_quiet`` fields at the value that says nothing happened, then the lines
-    # of the list field ``text_body``, one a line, as the pane shows them.
+    # What a model reads (docs/answers.md): structuredContent and the text block leave out
+    # ``text_omits`` and the ``text_quiet`` fields at the value that says nothing happened
+    # (``_meta`` has them, for programs); the text block has the fields as JSON on its first
+    # line, then the lines of the list field ``text_body``, one a line, as the pane shows them.
     text_body: ClassVar[str | None] = None
     text_omits: ClassVar[frozenset[str]] = frozenset()
     text_quiet: ClassVar[dict[str, Any]] = {}

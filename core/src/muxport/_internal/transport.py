@@ -101,6 +101,8 @@ class Transport(LongLivedClients):
         # The socket may move between that check and the connection: while the served
         # server runs, a forked client never starts one (docs/reliability.md, "moved socket")
         serving = start and self.liveness.serving()
+        if self.liveness.restarted:
+            await self._learn_server()
         # a marker last: whether every command completed when an after-hook failed
         hooks = completion.hooked(commands)
         sent = (*commands, completion.MARKER) if hooks else commands
@@ -121,6 +123,16 @@ class Transport(LongLivedClients):
             if serving and not self.liveness.serving():  # it exited: a new one may start
                 return await self._invoke(commands, deadline, start)
         return completion.settle(result, hooks) if hooks else result
+
+    async def _learn_server(self) -> None:
+        """A new server process listens at the path: forget the old one's facts and read its
+        version (``send-keys -c`` on 3.7+, the control-client fixes: facts.py)."""
+        self.liveness.restarted = False
+        self.wire.forget_server()
+        asked = self.argv(("display-message", "-p", "#{version}"))
+        found = await self._exec(asked, start=False)
+        if found.returncode == 0:
+            self.wire.server_version = found.stdout.decode("utf-8", "replace").strip()
 
     async def _shared(self, reads: SharedReads, key: Commands) -> TmuxResult:
         try:

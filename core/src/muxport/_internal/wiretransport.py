@@ -52,6 +52,11 @@ class WireTransport:
         self._probing = anyio.Lock()
         self._null: int | None = None
 
+    def forget_server(self) -> None:
+        """What was learned of a server that is gone (a new one runs at the path, maybe
+        another tmux: docs/reliability.md): its version, its protocol, its header."""
+        self.server_version, self.speaks, self.fd_header = "", True, None
+
     def null_fd(self) -> int:
         """``/dev/null``, passed as stdin by the header probe (opened once)."""
         if self._null is None:

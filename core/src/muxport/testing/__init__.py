@@ -5,7 +5,9 @@ read back), a fake transport,
 ``tool_context`` for calling a tool directly, ``eventually`` (``eventually_blocking``
 in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costliest
 client regexes) for tools that take patterns. ``muxport.testing.hooks`` holds rc files
-whose prompt hooks keep a shell busy between commands.
+whose prompt hooks keep a shell busy between commands. ``muxport.testing.agents`` runs real
+clients from npm (Claude Code, Gemini CLI, Codex) against ``muxport.testing.model_api``, a
+scripted stand-in for their model APIs (docs/client-fit.md, "Real clients").
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
@@ -15,6 +17,7 @@ from muxport.testing import hooks, reach
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
+    answer_of,
     capability_row,
     in_process_client,
     launcher,
@@ -35,6 +38,7 @@ __all__ = [
     "MCPError",
     "ShellPane",
     "TmuxServer",
+    "answer_of",
     "capability_row",
     "eventually",
     "eventually_blocking",

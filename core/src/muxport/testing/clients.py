@@ -22,14 +22,15 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client as _stdio_transport
 from mcp.shared.exceptions import MCPError
 
+from muxport._internal.answers import UNSEEN_KEY
 from muxport._internal.app import App, start
 from muxport._internal.capabilities import META_DEFAULTS, META_KEY
 from muxport._internal.connection import settings_from
 from muxport._internal.selection import parse_request
 
 __all__ = [
-    "CheckedCalls", "MCPError", "capability_row", "in_process_client", "stdio_client",
-    "tool_schema_errors", "with_defaults",
+    "CheckedCalls", "MCPError", "answer_of", "capability_row", "in_process_client",
+    "stdio_client", "tool_schema_errors", "with_defaults",
 ]
 
 
@@ -130,6 +131,17 @@ def with_defaults(schema: Any, value: Any) -> Any:
     return value
 
 
+def answer_of(result: Any) -> dict[str, Any]:
+    """A tool's answer as a program reads it (a ``CallToolResult`` or its JSON):
+    ``structuredContent`` with the fields no model reads, which ``_meta`` carries
+    (docs/answers.md, "What a model reads"), put back."""
+    if isinstance(result, dict):
+        structured, meta = result.get("structuredContent"), result.get("_meta")
+    else:
+        structured, meta = result.structured_content, result.meta
+    return {**(structured or {}), **(meta or {}).get(UNSEEN_KEY, {})}
+
+
 def capability_row(tool: Any) -> dict[str, Any]:
     """A listed tool's ``_meta["muxport/capability"]`` row (a ``Tool`` or its JSON) with the
     facts it leaves out at their default put back (docs/client-fit.md)."""
@@ -140,7 +152,8 @@ def capability_row(tool: Any) -> dict[str, Any]:
 class CheckedCalls:
     """Call tools through ``client`` and check every answer: no tool error, and the
     ``structuredContent`` valid against the tool's own ``outputSchema``. The answer is
-    returned with the fields it left out at their default filled in (``with_defaults``).
+    returned with the fields it left out at their default filled in (``with_defaults``),
+    and those ``_meta`` carries for programs (``answer_of``).
 
     ``tools`` holds the listed tools by name once the first call has listed them.
     """
@@ -161,4 +174,4 @@ class CheckedCalls:
         schema = self.tools[name].output_schema
         errors = tool_schema_errors(schema, result.structured_content)
         assert errors == [], errors
-        return with_defaults(schema, result.structured_content)
+        return with_defaults(schema, answer_of(result))

@@ -223,13 +223,16 @@ def su_pane(server: TmuxServer, user: TestUser, fifos: Path, shell: str = "bash"
     return ready_pane(server, argv, {"MXREADY": str(fifo.path)}, fifo, shell, width)
 
 
-def fish_pane(server: TmuxServer, width: int = 80) -> ShellPane:
-    """A local fish pane with its own config directory and a bare ``$ `` prompt."""
+FISH_CONFIG = "set -g fish_greeting ''\nfunction fish_prompt; printf '$ '; end\n"
+
+
+def fish_pane(server: TmuxServer, width: int = 80, config: str = FISH_CONFIG) -> ShellPane:
+    """A local fish pane with its own config directory (``$XDG_CONFIG_HOME/fish``, its
+    data in ``$XDG_DATA_HOME/fish``: the one ``fish-*`` directory of the server's), whose
+    ``config.fish`` holds ``config`` (by default: no greeting, a bare ``$ `` prompt)."""
     home = Path(tempfile.mkdtemp(prefix="fish-", dir=server.dir))
     (home / "fish" / "generated_completions").mkdir(parents=True)  # no man-page scan
-    (home / "fish" / "config.fish").write_text(
-        "set -g fish_greeting ''\nfunction fish_prompt; printf '$ '; end\n" + READY_FISH
-    )
+    (home / "fish" / "config.fish").write_text(config + "\n" + READY_FISH)
     fifo = ReadyFifo(home)
     env = {"XDG_CONFIG_HOME": str(home), "XDG_DATA_HOME": str(home), "MXREADY": str(fifo.path)}
     return ready_pane(server, ["fish", "-i"], env, fifo, "fish", width)

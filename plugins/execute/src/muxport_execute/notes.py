@@ -135,6 +135,15 @@ def stopped_recovery(pane_id: str, run_id: str) -> str:
     )
 
 
+def background_note(pane_id: str, run_id: str) -> str:
+    return (
+        f"the run goes on in the background (bg) and the shell in {pane_id} has the "
+        f"terminal again, so the pane takes other commands; wait_for_run with run_id "
+        f"{run_id} collects it when it ends; send_keys ['fg', 'Enter'] to {pane_id} brings "
+        "it back to the foreground (then C-c ends it)"
+    )
+
+
 def clear_line(pane_id: str) -> str:
     return (
         f"send_keys C-c to {pane_id} discards the unfinished line (it also ends a "

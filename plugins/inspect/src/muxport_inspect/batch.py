@@ -157,11 +157,12 @@ class BatchResult(Result):
         default=None, description="index of the failure that stopped the batch"
     )
     truncated: bool = False
-    truncated_bytes: int = Field(default=0, description="bytes of answers left out to fit")
+    truncated_chars: int = Field(default=0, description="characters of answers left out")
 
 
 def size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    """Characters of ``value`` as compact JSON: what the answer budget counts."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 @tool(
@@ -230,7 +231,8 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
     notes = []
     if dropped:
         notes.append(
-            f"{dropped} bytes of answers were left out to keep the batch within {cap:,} bytes "
+            f"{dropped} characters of answers were left out to keep the batch within {cap:,} "
+            "characters "
             "(result_truncated rows); call those tools directly or with smaller max_lines"
         )
     if stopped_at is not None:
@@ -241,7 +243,7 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
         failed=failed,
         stopped_at=stopped_at,
         truncated=bool(dropped),
-        truncated_bytes=dropped,
+        truncated_chars=dropped,
         note="; ".join(notes) or None,
     )
 

@@ -137,7 +137,8 @@ def older_note(kept: Bounded, used: int, after: list[str]) -> str | None:
 
 class CapturedPane(Result):
     text_body = "content"
-    text_omits = frozenset({"line_count"})  # the body's length
+    # the body's length; the line budget the call named (docs/answers.md)
+    text_omits = frozenset({"line_count", "max_lines"})
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int
     truncated: bool = False
@@ -156,6 +157,7 @@ async def capture_pane(ctx: ToolContext, args: CaptureArgs) -> CapturedPane:
 
 class Snapshot(Result):
     text_body = "content"
+    text_omits = frozenset({"max_lines"})  # the line budget the call named
     pane: Pane
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     cursor: Cursor

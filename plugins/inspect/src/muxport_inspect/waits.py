@@ -47,9 +47,9 @@ Outcome = Literal["matched", "stopped", "timed_out", "present_at_entry", "pane_g
 
 
 class WaitForText(Result):
-    # a model continues with cursor "last"; the timeout used is the one it asked for
+    # a model continues with cursor "last"; the timeout and max_lines used are the ones it asked for
     text_body = "output"
-    text_omits = frozenset({"cursor", "effective_timeout"})
+    text_omits = frozenset({"cursor", "effective_timeout", "max_lines"})
     outcome: Outcome
     matched: str | None = Field(default=None, description="the pattern (or stop pattern) found")
     matched_line: str | None = Field(default=None, description="the line it was found in")

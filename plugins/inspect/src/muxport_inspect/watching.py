@@ -39,9 +39,10 @@ class CaptureSinceArgs(Args):
 
 
 class CaptureSince(Result):
-    # a model continues with cursor "last"; new_lines is the body's length plus lines_dropped
+    # a model continues with cursor "last"; new_lines is the body's length plus lines_dropped;
+    # max_lines is the one it asked for
     text_body = "content"
-    text_omits = frozenset({"cursor", "new_lines"})
+    text_omits = frozenset({"cursor", "new_lines", "max_lines"})
     content: list[str] = Field(description="finished lines since the cursor, oldest first")
     new_lines: int = Field(description="finished lines since the cursor (before the budget)")
     cursor: str = Field(description="pass it to the next capture_since or wait_for_text")

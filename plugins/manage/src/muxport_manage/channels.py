@@ -70,6 +70,7 @@ class ChannelWaits(Toolbox):
 
 
 class WaitAnswer(Result):
+    text_omits = frozenset({"effective_timeout"})  # what the call named (docs/answers.md)
     outcome: Literal["signalled", "timed_out", "server_gone"]
     seconds: float = Field(description="seconds waited")
     effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")

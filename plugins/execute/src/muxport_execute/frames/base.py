@@ -24,7 +24,7 @@ from muxport_execute.host.input_wait import View
 FrameName = Literal["local", "typed"]
 Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
 # typed, read: keys typed into the pane wait unread, or the run read them (run-outcomes.md)
-Event = Literal["started", "stopped", "resumed", "typed", "read"]
+Event = Literal["started", "stopped", "background", "resumed", "typed", "read"]
 Emit = Callable[[Event], None]
 
 

@@ -44,7 +44,10 @@ HOOK = "_muxport_no_history"  # the zsh hook's name (a function in the user's sh
 # already); copy the list to a private file (COPY: the run's own, or a typed frame's
 # ``=(:)``, a 0600 file zsh removes when the copy is done), read it back behind the
 # list, and keep only the copy (HISTSIZE drops the oldest entries first). Event numbers
-# move on by the list's length, once.
+# move on by the list's length, once. A list that held only this line (a zsh with no
+# history yet, whose first line is a run) leaves an empty copy, and reading nothing back
+# would keep the line, which zsh then writes at exit: the copy holds one empty entry then,
+# read from a file, so never written by an appending zsh (a blank entry in the list).
 _ZSH = """() {
 setopt localoptions extendedhistory unset noxtrace noverbose noerrexit noerrreturn \\
   nohistexpiredupsfirst
@@ -68,6 +71,7 @@ local SAVEHIST=$HISTSIZE
 () {
   local k
   fc -W "$1" || return 0
+  [[ -s $1 ]] || print >|"$1" || return 0
   k=$HISTCMD; HISTSIZE=$(( 2 * n + 2 ))
   fc -R "$1"
   (( HISTCMD > k )) && HISTSIZE=$(( HISTCMD - k ))

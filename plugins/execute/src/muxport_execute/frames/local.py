@@ -150,4 +150,4 @@ class LocalStrategy:
                 with contextlib.suppress(ToolError):
                     await raw_bytes.close(self.watch.tmux, copy)
         if self.files is not None:
-            self.files.remove()
+            self.files.remove(raw_bytes.raw_path(self.files.directory, self.pane_id).name)

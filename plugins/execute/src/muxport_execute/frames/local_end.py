@@ -10,23 +10,36 @@ shell has the terminal, a missing end marker means the screen was rewritten:
 
 from __future__ import annotations
 
+import errno
 import itertools
 from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
-from muxport import Tmux, TmuxUnresponsive
+from muxport import Tmux, TmuxUnresponsive, ToolError
 
 from muxport_execute.frames.base import Ending, resumed_note
 from muxport_execute.frames.local_files import Frame
 from muxport_execute.host import procs, shell_reads
-from muxport_execute.notes import REWRITTEN, gone_note, missing_start
+from muxport_execute.notes import REWRITTEN, gone_note, is_posix_shell, missing_start
 from muxport_execute.pane import raw_bytes
+from muxport_execute.pane.line_state import EDITOR_SHELLS
 from muxport_execute.pane.view import Gone, Observation, observe
 
 SETTLE_DELAYS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05)
 SETTLE_STEP, SETTLE_BOUND, MARKER_GRACE = 0.1, 10.0, 0.3
 STALLED_STEP = 0.5  # between looks while tmux does not answer (a stall does not count)
+
+
+def passing(fault: BaseException) -> bool:
+    """A fault a run's watch outlives: tmux stopped or its socket moved, or muxport out of
+    file descriptors for a moment (EMFILE, ENFILE: docs/reliability.md). The run goes on
+    in its pane; the next look asks again rather than lose track of it."""
+    if isinstance(fault, TmuxUnresponsive):
+        return True
+    if isinstance(fault, ToolError):
+        return fault.code == "resource_exhausted"
+    return isinstance(fault, OSError) and fault.errno in (errno.EMFILE, errno.ENFILE)
 
 
 @dataclass
@@ -54,6 +67,9 @@ class Watch:
     stopped: bool = False  # the frame's process is stopped (emitted)
     dropped: bool = False  # the command text is removed (the shell opened cmd)
     saw_typing: bool = False  # keys typed into the pane wait unread (emitted: typed, read)
+    took_over: int = 0  # looks in a row that saw a shell the run started at its prompt
+    behind: int = 0  # looks in a row that saw the run's job in the background (bg)
+    background: bool = False  # the run's job runs in the background (emitted)
 
     @property
     def shell_pid(self) -> int | None:
@@ -82,6 +98,34 @@ class Watch:
             return False
         return self.shell_back() and not procs.children(self.group or 0) - self.before
 
+    def in_background(self) -> bool:
+        """The run's job runs while the pane's shell has the terminal (``bg`` after C-z):
+        it is a job of its own (a shell with job control), not in the foreground."""
+        if self.frame_pid is None or self.group is None:
+            return False
+        seen = procs.stat(self.frame_pid)
+        if seen is None or seen.pgrp == self.group:
+            return False
+        return procs.foreground_group(self.pane_pid) == self.group
+
+    def shell_took_over(self) -> int | None:
+        """A shell the run started (``exec bash``, ``bash -i``) that has the terminal, in a
+        process group of its own, and waits at its prompt for a command line (not in a
+        ``read``): its pid. Such a run never ends by itself, and C-c does not end it."""
+        leader = procs.foreground_group(self.pane_pid)
+        if leader is None or self.frame_pid is None or leader in (self.group, self.frame_pid):
+            return None
+        name = procs.command_name(leader)
+        if not is_posix_shell(name) or not procs.descends(leader, self.frame_pid):
+            return None
+        if not shell_reads.waits_for_terminal(leader, self.tty):
+            return None
+        if shell_reads.pending_read(leader, self.tty):  # dash's read: one byte at a time
+            return None
+        if name in EDITOR_SHELLS and procs.canonical(self.tty) is not False:
+            return None  # its line editor keeps the terminal raw: canonical is a read
+        return leader
+
     def shell_back(self) -> bool:
         """The shell that had the terminal when the line was typed has it again."""
         return self.group is not None and procs.foreground_group(self.pane_pid) == self.group
@@ -100,6 +144,17 @@ def shell_has_terminal(w: Watch, seen: Observation) -> bool:
     return w.group is None or procs.foreground_group(w.pane_pid) in (w.group, None)
 
 
+async def _status(frame: Frame) -> int | None:
+    """The status the frame wrote, read again while muxport is out of descriptors."""
+    while True:
+        try:
+            return frame.read_status()
+        except OSError as fault:
+            if not passing(fault):
+                raise
+            await anyio.sleep(STALLED_STEP)
+
+
 async def conclude(w: Watch, gone: Gone | None) -> Ending:
     """The status and the output of a run that ended.
 
@@ -109,7 +164,7 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
     marker is on the screen, or, if the screen was rewritten, MARKER_GRACE later.
     """
     frame = w.frame
-    status = frame.read_status()
+    status = await _status(frame)
     if gone is not None:
         return Ending(gone, status, note=gone_note(gone, w.pane_id, w.run_id))
     seen = Observation("alive", [])
@@ -120,7 +175,9 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
         await anyio.sleep(delay)
         try:
             seen = await observe(w.tmux, w.pane_id, w.pane_pid)
-        except TmuxUnresponsive:  # stopped or hung: the run is read once it answers again
+        except Exception as fault:  # stopped, hung, out of descriptors: read once it answers
+            if not passing(fault):
+                raise
             deadline = anyio.current_time() + SETTLE_BOUND
             await anyio.sleep(STALLED_STEP)
             continue
@@ -134,7 +191,7 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
         if now >= deadline:
             break
     found = frame.extract(seen.lines)
-    status = frame.read_status() if status is None else status
+    status = await _status(frame) if status is None else status
     if status is None:
         status = found.status
     rewritten = seen.rows_below_cursor or not found.ended or found.out_of_order
@@ -166,7 +223,9 @@ async def conclude(w: Watch, gone: Gone | None) -> Ending:
             try:
                 await raw_bytes.close(w.tmux, copy)
                 break
-            except TmuxUnresponsive:  # stopped, or its socket moved: once it answers
+            except Exception as fault:  # stopped, its socket moved: once it answers
+                if not passing(fault):
+                    raise
                 await anyio.sleep(STALLED_STEP)
         if invalid and note is None:
             note = raw_bytes.NOTE.format(count=invalid)

@@ -33,6 +33,7 @@ first drops the line from the shell's history where the space did not keep it ou
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -47,6 +48,9 @@ from muxport_execute.frames.local_text import Layout, command_head, frame_text, 
 from muxport_execute.host.owners import directory_prefix
 
 CHANNEL = "channel"  # the run's tmux socket and wait-for channel, for a cleanup after a crash
+# Every file a frame's directory may hold but the raw copy (docs/run-outcomes.md, "A run's files")
+FILES = (CHANNEL, "cmd", "cmd.cancelled", "frame", "run", "zsh-history", "zsh-copy", "started",
+         "read", "status", "traps")
 _SAFE_DIR = re.compile(r"^[A-Za-z0-9_./+-]+$")
 _FISH_JOB = re.compile(r"sh '(/[^'\u2026]{8,})\u2026")
 
@@ -121,7 +125,9 @@ class Frame(Layout):
         """The exit status the frame wrote, or None when it wrote none (yet)."""
         try:
             text = self.status_path.read_text(encoding="ascii", errors="replace").strip()
-        except OSError:
+        except OSError as exc:  # out of descriptors is not "no status": the caller looks again
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                raise
             return None
         return int(text) if text.isdigit() and int(text) < 256 else None
 
@@ -134,8 +140,19 @@ class Frame(Layout):
             os.unlink(self.directory / "cmd")
         return True
 
-    def remove(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
+    def remove(self, *others: str) -> None:
+        """Remove the directory: its files by name first (``others``: those this frame
+        did not write itself, the raw copy), which needs no file descriptor, so a muxport
+        out of them (EMFILE) still leaves nothing; only what is left then is listed."""
+        for name in (*FILES, *others):
+            with contextlib.suppress(OSError):
+                os.unlink(self.directory / name)
+        try:
+            os.rmdir(self.directory)
+        except FileNotFoundError:
+            return
+        except OSError:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
 

@@ -12,7 +12,12 @@ monitor looks at the pane and the frame's process, quickly at first:
   ``/proc`` cannot tell: ``not_started`` (the typed line did not run; the frame is made
   unable to run the command first);
 - the frame's process stopped (C-z): ``stopped`` until it runs again (``fg``);
+- the frame's job runs while the shell has the terminal (``bg``), on two looks in a row:
+  ``background`` until it has the terminal again (``fg``); neither holds the pane;
 - the frame's process gone without a status (SIGKILL, ``exec``): ``lost``;
+- a shell the command started (``exec bash``) has the terminal and waits at its prompt,
+  on two looks in a row: ``lost``, ``shell_took_over`` (it never ends by itself, C-c
+  does not end it, and the pane takes commands there: the run gives the pane back);
 - a status file without a signal (the frame's tmux client failed): the run ended.
 
 Once the frame has started and its shell has opened ``cmd``, a look removes the command
@@ -32,10 +37,10 @@ from muxport import TmuxUnresponsive
 
 from muxport_execute.frames.base import Emit, Ending
 from muxport_execute.frames.diagnose import not_started
-from muxport_execute.frames.local_end import Watch, conclude
+from muxport_execute.frames.local_end import Watch, conclude, passing
 from muxport_execute.host import procs
 from muxport_execute.notes import gone_note
-from muxport_execute.pane.view import Gone, probe
+from muxport_execute.pane.view import Gone, observe, probe
 
 # Where /proc cannot tell that the shell took the line without running it (another
 # user's shell, no /proc), the start marker is waited for this long.
@@ -84,7 +89,17 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
     if job in ("stopped", "running") and w.stopped != (job == "stopped"):
         w.stopped = job == "stopped"
         emit("stopped" if w.stopped else "resumed")
-    elif job == "gone" and not w.frame.has_ended():
+    if job == "running" and not w.stopped:
+        behind = w.in_background()
+        w.behind = w.behind + 1 if behind else 0
+        if w.background != behind and (w.behind >= DECLINED_LOOKS or not behind):
+            w.background = behind  # a job the person sent to the background holds no pane
+            emit("background" if behind else "resumed")
+        shell = w.shell_took_over()
+        w.took_over = w.took_over + 1 if shell is not None else 0
+        if shell is not None and w.took_over >= DECLINED_LOOKS:
+            return await taken_over(w, shell)
+    if job == "gone" and not w.frame.has_ended():
         return Ending(
             "lost",
             note=(
@@ -95,6 +110,27 @@ async def look(w: Watch, pane: bool, emit: Emit) -> Ending | bool:
             reason="frame_gone",
         )
     return w.frame.has_ended()
+
+
+async def taken_over(w: Watch, pid: int) -> Ending | bool:
+    """The ending of a run whose command handed the terminal to an interactive shell,
+    with the output so far (the pane is read: False while tmux does not answer)."""
+    try:
+        seen = await observe(w.tmux, w.pane_id, w.pane_pid)
+    except TmuxUnresponsive:
+        return False
+    found = w.frame.extract(seen.lines)
+    name = procs.command_name(pid) or "a shell"
+    return Ending(
+        "lost", None, found.lines, lines_missed=not found.started, reason="shell_took_over",
+        note=(
+            f"the command of run {w.run_id} handed {w.pane_id}'s terminal to an interactive "
+            f"{name} (pid {pid}: `exec {name}`, or `{name} -i`), now at its prompt; it does not "
+            "end by itself (C-c does not end it), so the run's exit status will never be "
+            f"known. The pane takes commands in that shell: the next run_shell_command runs "
+            f"there, and send_keys [\"exit\", \"Enter\"] to {w.pane_id} leaves it"
+        ),
+    )
 
 
 async def follow(w: Watch, emit: Emit) -> Ending:
@@ -115,7 +151,12 @@ async def follow(w: Watch, emit: Emit) -> Ending:
                 delay = min(STOPPED_PROBE if w.stopped else PROBE_MAX, delay * 1.5)
                 pane = anyio.current_time() - probed >= PANE_EVERY
                 probed = anyio.current_time() if pane else probed
-                seen = await look(w, pane, emit)
+                try:
+                    seen = await look(w, pane, emit)
+                except Exception as fault:  # out of descriptors for a moment: look again
+                    if not passing(fault):
+                        raise
+                    seen = False
                 if isinstance(seen, Ending):
                     if seen.outcome in ("pane_gone", "server_gone"):
                         gone = "server_gone" if seen.outcome == "server_gone" else "pane_gone"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
+from muxport_execute.frames.fish import child_fish
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,13 @@ def _source(cmd: str) -> str:
     )
 
 
+def _fish(frame: Layout, d: str) -> str:
+    """The inner subshell's last line in a fish pane: a child fish runs ``cmd``, its start
+    marker printed again once the user's configuration has run (frames/fish.py)."""
+    marker = f"printf '%s\\n' {frame.start_marker}"
+    return "\\" + child_fish(marker, quote(d + "/cmd")) + "\n"
+
+
 def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
     d = str(frame.directory)
     finish = (
@@ -137,6 +145,6 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         + _INNER_INT
         + "case $_mxf in (*e*) \\set -e;; esac; case $_mxf in (*u*) \\set -u;; esac\n"
         + "\\unset _mxf _mxd _mxt _mxs\n"
-        + (f"\\exec fish {quote(d + '/cmd')}\n" if frame.fish else _source(d + "/cmd"))
+        + (_fish(frame, d) if frame.fish else _source(d + "/cmd"))
         + ")\n"
     )

@@ -21,7 +21,7 @@ The program, decoded::
     (trap 'printf "%s%s:e:%s\\n" H1 H2 "$?"' EXIT; trap : INT QUIT HUP TERM
     printf '%s%s:s\\n' H1 H2
     (trap - EXIT INT QUIT HUP TERM
-    <the command; fish: exec fish -c '<the command>'>
+    <the command; fish: exec fish -C '<start marker again>; ...' -c '<the command>'>
     ))
     printf '%s%s:x:%s\\n' H1 H2 "$?"
 
@@ -55,6 +55,7 @@ from muxport import InvalidArgument
 
 from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
+from muxport_execute.frames.fish import child_fish
 
 Kind = Literal["posix", "fish"]
 # A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at
@@ -113,7 +114,8 @@ class TypedFrame(Markers):
         part, about 1.3 KB typed, for a zsh without HIST_IGNORE_SPACE)."""
         body = command if command.endswith("\n") else command + "\n"
         if self.kind == "fish":
-            body = f"exec fish -c {quote(body)}\n"
+            marker = f'printf "%s%s:s\\n" {self.halves}'  # again, after fish's config
+            body = child_fish(marker, f"-c {quote(body)}") + "\n"
         forget = ""
         if suppress_history and self.kind == "posix":
             forget = self.forget(with_zsh and self.zsh)

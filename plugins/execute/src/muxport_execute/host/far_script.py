@@ -70,7 +70,8 @@ LOOK = r"""look() {
       *) continue;;
     esac
     [ $z -gt 0 ] && [ $z -le 512 ] &&
-      printf '%s\n' "M $i $(dd if=$d/mem bs=1 skip=$(($a)) count=$z | od -An -v -tx1)"
+      { printf 'M %s' $i; printf ' %s' $(dd if=$d/mem bs=1 skip=$(($a)) count=$z | od -An -v -tx1)
+        printf '\n'; }
     ls -l $d/fd/ | while read -r l; do
       case $l in *' -> '*) ;; *) continue;; esac
       h=${l%%' -> '*} r=${l#*' -> '}; f=${h##* }
@@ -88,6 +89,9 @@ out=$(look 2>/dev/null)
 [ ${#out} -le %(budget)d ] || out="$(printf '%s\n' "$out" | head -n 1)
 X"
 """
+# The watched memory's od words go on ONE line (od prints 16 bytes a row, and the parser
+# reads one line a record: fish's read polls 3 descriptors, 24 bytes, and was never seen
+# waiting over --ssh).
 # poll/ppoll (x86_64 7 and 271, arm64 73) watch an array at their first argument;
 # select/pselect6 (x86_64 23 and 270, arm64 72) a bitmap at their second; read/readv
 # (x86_64 0 and 19, arm64 63 and 65). Either architecture's numbers are read on both: a

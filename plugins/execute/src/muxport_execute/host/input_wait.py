@@ -119,8 +119,8 @@ def echo_off(tty: str) -> bool:
 
 def reader(view: View) -> Reader | None:
     """The process of the run that is blocked reading the terminal right now, if any."""
-    shell = stat(view.pane_pid)
     try:
+        shell = stat(view.pane_pid)
         rdev = os.stat(view.tty).st_rdev
     except OSError:
         return None
@@ -128,11 +128,18 @@ def reader(view: View) -> Reader | None:
     if group <= 0 or group == view.shell_group:
         return None  # the shell has the terminal: the run is not in the foreground
     found: int | None = None
-    for entry in os.scandir("/proc"):
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:  # out of descriptors: this look sees nothing, the next looks again
+        return None
+    for entry in entries:
         if not entry.name.isdigit():
             continue
         pid = int(entry.name)
-        seen = stat(pid)
+        try:
+            seen = stat(pid)
+        except OSError:
+            return None
         if seen is None or seen.pgrp != group:
             continue
         if seen.state in ("R", "D"):

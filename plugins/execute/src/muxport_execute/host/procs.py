@@ -7,6 +7,7 @@ files or call ``tcgetattr`` or ``ioctl``: none blocks.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sys
@@ -14,6 +15,9 @@ import termios
 from dataclasses import dataclass
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+# Out of file descriptors, /proc cannot be read, which says nothing about the process: raised,
+# never taken for "gone" (a run's watch looks again: frames/local_end.passing).
+EXHAUSTED = (errno.EMFILE, errno.ENFILE)
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class Stat:
     tty_nr: int  # the controlling terminal's device number
     tpgid: int  # the terminal's foreground process group
     start_ticks: int
+    ppid: int = 0
 
 
 def stat(pid: int) -> Stat | None:
@@ -36,9 +41,13 @@ def stat(pid: int) -> Stat | None:
         # state ppid pgrp session tty_nr tpgid ... starttime is the 20th after ")"
         return Stat(
             fields[0].decode(), int(fields[2]), int(fields[3]), int(fields[4]), int(fields[5]),
-            int(fields[19]),
+            int(fields[19]), int(fields[1]),
         )
-    except (OSError, ValueError, IndexError):
+    except OSError as exc:
+        if exc.errno in EXHAUSTED:
+            raise
+        return None
+    except (ValueError, IndexError):
         return None
 
 
@@ -58,9 +67,24 @@ def children(pid: int) -> set[int]:
         for task in os.listdir(f"/proc/{int(pid)}/task"):
             with open(f"/proc/{int(pid)}/task/{task}/children", "rb") as file:
                 found.update(int(word) for word in file.read().split())
-    except (OSError, ValueError):
+    except OSError as exc:
+        if exc.errno in EXHAUSTED:
+            raise
+    except ValueError:
         pass
     return found
+
+
+def descends(pid: int, ancestor: int) -> bool:
+    """Whether ``pid`` is ``ancestor`` or one of its descendants (a few stats)."""
+    for _ in range(64):
+        if pid == ancestor:
+            return True
+        seen = stat(pid)
+        if seen is None or seen.ppid <= 1:
+            return False
+        pid = seen.ppid
+    return False
 
 
 def alive(pid: int) -> bool:

@@ -7,15 +7,21 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 import anyio
-from muxport import Result, ToolContext, ToolError
+from muxport import Result, ToolContext, ToolError, os_fault
 from muxport.policy import DEFAULT_LINES, DEFAULT_WAIT, clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import until_far_reading
-from muxport_execute.host.input_wait import Reader, start_thread, until_reading
-from muxport_execute.notes import stop_recovery, stopped_recovery, typed_note
+from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
+from muxport_execute.notes import (
+    background_note,
+    is_posix_shell,
+    stop_recovery,
+    stopped_recovery,
+    typed_note,
+)
 from muxport_execute.pane.view import observe
 from muxport_execute.run.table import Run
 
@@ -24,6 +30,10 @@ AnswerOutcome = Literal[
     "pane_gone", "server_gone", "error",
 ]
 PROMPT_LINES = 3
+# A shell the command started that waits at its prompt ends the run (frames/local_follow.py,
+# two looks at most 0.5 s apart): the answer waits that long for it before it would say
+# waiting_for_input.
+TAKE_OVER_WAIT = 2.0
 
 
 class RunAnswer(Result):
@@ -122,6 +132,10 @@ def _tool_error(exc: BaseException) -> ToolError | None:
     """The tool error ``exc`` is, or the one a task group raised it in (the heartbeat's)."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
+    if isinstance(exc, OSError):  # out of descriptors reading /proc: the run goes on
+        fault = os_fault(exc, "watching the run")
+        fault.delivery = "observed"  # its line was typed
+        return fault
     return exc if isinstance(exc, ToolError) else None
 
 
@@ -146,6 +160,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
                 group.start_soon(inputs, group.cancel_scope)
             await run.settled(wait)
             group.cancel_scope.cancel()
+        if reading is not None and run.view is not None and leads_terminal(reading, run.view):
+            await run.settled(TAKE_OVER_WAIT)
     seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
     if run.ending is not None or seen is None or run.frame is None:  # perhaps while read
         end = run.ending
@@ -157,6 +173,10 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         note = stopped_recovery(run.pane_id, run.run_id)
         return answer(run, "stopped", found.lines, False, not found.started, max_lines, wait, note,
                       outgrew=outgrew)
+    if run.state == "background":
+        note = background_note(run.pane_id, run.run_id)
+        return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait,
+                      note, outgrew=outgrew)
     if reading is not None:
         note = waiting_note(run, reading, reader_name(reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
@@ -180,6 +200,14 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         )
     return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait, note,
                   outgrew=outgrew)
+
+
+def leads_terminal(reading: Reader, view: View) -> bool:
+    """The reader is a shell leading the terminal's foreground group: one the command
+    started (``exec bash``), at its prompt. A run's own ``read`` is its frame's inner
+    subshell, in the group the frame's outer subshell leads."""
+    name = procs.command_name(reading.pid)
+    return is_posix_shell(name) and procs.foreground_group(view.pane_pid) == reading.pid
 
 
 def shown(run: Run, command: str) -> str:

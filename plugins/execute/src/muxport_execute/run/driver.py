@@ -54,7 +54,9 @@ def _apply(run: Run, event: Event) -> None:
         _move(run, "started")
     elif event == "stopped" and run.state == "started":
         _move(run, "stopped")
-    elif event == "resumed" and run.state == "stopped":
+    elif event == "background" and run.state == "started":
+        _move(run, "background")
+    elif event == "resumed" and run.state in ("stopped", "background"):
         _move(run, "started")
     elif event in ("typed", "read"):  # not a transition: said while the keys wait unread
         run.typed_in = event == "typed"
@@ -120,8 +122,12 @@ async def start(
         if early is None:
             try:
                 view = await frame.send(ctx)
+            except OSError as exc:  # reading /proc before typing: nothing was typed
+                raise os_fault(exc, "reading the pane's processes", delivery="not_sent") from exc
             except ToolError as error:
-                error.delivery = "possibly_sent"
+                # out of descriptors, no tmux client started: nothing was typed
+                if error.code != "resource_exhausted":
+                    error.delivery = "possibly_sent"
                 raise
     except BaseException:
         with anyio.CancelScope(shield=True):

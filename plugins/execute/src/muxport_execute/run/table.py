@@ -2,13 +2,15 @@
 (docs/runs-and-waits.md).
 
     prepared --dispatch--> dispatched --start--> started <--stop/resume--> stopped
+                                                    ^--background/resume--> background
         |                      |                    |                         |
         +------------------ end(outcome) from any of them ---------------------+
 
 End states (``Outcome``): completed, not_started, lost, pane_gone, server_gone, error.
 A run's state and fields change only in its driver (run/driver.py), the one caller of
 the transitions; here a run is read. ``stopped`` is not an end: the run is still
-watched (``fg`` resumes it), but it does not hold its pane.
+watched (``fg`` resumes it), but it does not hold its pane; nor does ``background``
+(``bg``: the job runs on while the pane's shell has the terminal again).
 
 The table is bounded: at most ``CAPACITY`` runs; a finished run is kept
 ``KEEP_FINISHED`` seconds for ``wait_for_run``; the oldest finished run is evicted
@@ -39,7 +41,7 @@ KEEP_FINISHED = 3600.0
 STALE_PREPARED = 60.0
 STOP_GRACE = 0.6
 
-State = Literal["prepared", "dispatched", "started", "stopped"]
+State = Literal["prepared", "dispatched", "started", "stopped", "background"]
 HOLDS_PANE: frozenset[str] = frozenset({"prepared", "dispatched", "started"})
 
 
