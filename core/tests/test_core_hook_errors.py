@@ -46,11 +46,32 @@ async def test_the_marker_starts_no_server(tmp_path: Path) -> None:
     assert not socket.exists()
 
 
+@pytest.mark.parametrize("transport", ["socket", "fork"])
+async def test_output_without_a_last_newline_keeps_no_marker(tmux_server, shell_pane, monkeypatch,
+                                                             transport) -> None:
+    """show-buffer writes a buffer as it is (a far look's text has no last newline): the
+    marker's line then follows its last character. Over the socket it arrives, and is
+    taken out; a forked 3.3a client closes its stdout after such a write, and prints no
+    marker (docs/tmux-facts.md, "Hooks that fail")."""
+    shell_pane("dash")
+    if transport == "fork":
+        monkeypatch.setenv("MUXPORT_TRANSPORT", "fork")
+    else:
+        monkeypatch.delenv("MUXPORT_TRANSPORT", raising=False)
+    tmux = Transport(tmux_server.binary, tmux_server.socket_path)
+    try:
+        shown = await tmux.run(("set-buffer", "-b", "mx", "--", "abc\ndef"),
+                               ("show-buffer", "-b", "mx"), ("delete-buffer", "-b", "mx"))
+    finally:
+        await tmux.aclose()
+    assert (shown.returncode, shown.stdout) == (0, "abc\ndef"), shown
+
+
 def test_settle_reads_the_marker_only_as_the_last_line() -> None:
     line = completion.TOKEN + "\n"
     hooks = ("after-send-keys",)
-    failed = TmuxResult(1, "x" + line, "no current client\n")
-    assert completion.settle(failed, hooks) == failed  # not a line of its own
+    glued = completion.settle(TmuxResult(1, "x" + line, "no current client\n"), hooks)
+    assert (glued.returncode, glued.stdout) == (0, "x")  # after output with no last newline
     done = completion.settle(TmuxResult(1, "a\n" + line, "no current client\n"), hooks)
     assert (done.returncode, done.stdout) == (0, "a\n")
     assert done.hook_error == "no current client (after-send-keys)"

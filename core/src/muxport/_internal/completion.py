@@ -50,10 +50,11 @@ def starts_server(commands: Sequence[Sequence[str]]) -> bool:
 def settle(result: TmuxResult, hooks: Sequence[str]) -> TmuxResult:
     """``result`` of an invocation that ended with ``MARKER``, without the marker's line;
     a failure after which the marker still printed is a success with ``hook_error``."""
-    # the marker runs last and no hook follows it: its line is stdout's last, or it never
-    # ran (a pane that shows the token, captured before a failure, is not it)
+    # the marker runs last and no hook follows it: its line ends stdout, or it never ran
+    # (a pane that shows the token, captured before a failure, is not it). It may follow
+    # output with no last newline (show-buffer writes a buffer as it is)
     stdout, line = result.stdout, TOKEN + "\n"
-    if stdout != line and not stdout.endswith("\n" + line):
+    if not stdout.endswith(line):
         return result  # a command failed: the marker never ran
     stdout = stdout[: -len(line)]
     if result.returncode == 0:
