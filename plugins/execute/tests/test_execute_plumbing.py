@@ -1,16 +1,21 @@
 """Every line a frame types or prints is one that reads leave out (issue 29): the shapes
 ``muxport.policy.without_plumbing`` knows (docs/answers.md, "Plumbing") are the frames'
-own, so a change to a frame that a read would show fails here."""
+own, so a change to a frame that a read would show fails here. And a person watching the
+pane sees no marker of a local run."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from execute_kit import run
 from muxport.policy import without_plumbing
 from muxport_execute.frames import local_files, typed_buffer
 from muxport_execute.frames.typed_text import Kind, new_typed_frame
 
 pytestmark = pytest.mark.timeout(30)
 
+MARKER = re.compile(r"[0-9a-f]{32}:(?:s|e:[0-9]+)$")
 PROMPTS = ["", "$ ", "user@host:~/src$ ", "~ [12]$ "]
 COMMAND = "printf '%s\\n' \"it's\" | grep -c it; echo 'a\\tb' 100%!"
 
@@ -50,3 +55,33 @@ def test_the_typed_frame_s_rows_are_left_out(kind: Kind, zsh: bool) -> None:
     # a job line quotes the program's first line (bash, dash, ksh: "[1]+ Stopped ( trap ...")
     first = frame.program(COMMAND, suppress_history=False).splitlines()[0]
     assert without_plumbing(f"[1]+  Stopped                 {first}") is None
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+async def test_a_person_sees_no_marker_of_a_local_run(
+    stdio_client, shell_pane, fish_pane, tmux_server, shell: str
+) -> None:
+    # the markers are printed concealed (SGR 8): tmux keeps their text for the captures
+    # the run reads, and shows a person a blank row (frames/local_text.py)
+    pane = fish_pane() if shell == "fish" else shell_pane(shell)
+    async with stdio_client(toolsets=["execute"]) as client:
+        done = await run(client, pane.pane_id, "printf 'a\\nb'")
+        assert (done["outcome"], done["output"]) == ("completed", ["a", "b"]), done
+    styled = tmux_server.lines("capture-pane", "-p", "-e", "-t", pane.pane_id, "-S", "-")
+    plain = tmux_server.lines("capture-pane", "-p", "-t", pane.pane_id, "-S", "-")
+    markers = [i for i, row in enumerate(plain) if MARKER.search(row)]
+    assert len(markers) == 2, plain
+    for i in markers:
+        assert visible(styled[i]) in ("", "b"), (styled[i], plain[i])  # "b" stays visible
+
+
+def visible(row: str) -> str:
+    """A row of ``capture-pane -e`` without what is concealed (SGR 8, until 0 or 28)."""
+    out, hidden, at = [], False, 0
+    for sgr in re.finditer(r"\x1b\[([0-9;]*)m", row):
+        out.append("" if hidden else row[at : sgr.start()])
+        codes = set(sgr.group(1).split(";"))
+        hidden = "8" in codes or (hidden and not {"", "0", "28"} & codes)
+        at = sgr.end()
+    return "".join(out) + ("" if hidden else row[at:])

@@ -111,12 +111,18 @@ def _source(cmd: str) -> str:
     )
 
 
+# The markers are printed concealed (SGR 8): a person watching the pane sees a blank row
+# where a capture reads the marker (tmux keeps the text, and shows it hidden). Revealed
+# again after the newline, so the marker's line ends as pane/raw_bytes.py looks for it.
+CONCEAL, REVEAL = "\\033[8m", "\\033[28m"
+
+
 def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
     d = str(frame.directory)
     finish = (
         '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
         '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
-        f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
+        f'\\printf "{CONCEAL}%s:e:%s\\n{REVEAL}" {frame.nonce} "$_mxr"; '
         f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
         "\\exit 0"
     )
@@ -131,7 +137,7 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
         + f"\\trap {quote(finish)} EXIT\n"
         + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
+        + f"\\printf '\\033[J{CONCEAL}%s\\n{REVEAL}' {frame.start_marker}\n"
         + "(\n"
         + "\\trap - EXIT INT TERM HUP QUIT\n"
         + _INNER_INT
