@@ -11,7 +11,9 @@ import pytest
 from execute_kit import run
 from muxport.policy import without_plumbing
 from muxport_execute.frames import local_files, typed_buffer
+from muxport_execute.frames.base import Ending, Markers
 from muxport_execute.frames.typed_text import Kind, new_typed_frame
+from muxport_execute.run.driver import scrubbed
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -85,3 +87,19 @@ def visible(row: str) -> str:
         hidden = "8" in codes or (hidden and not {"", "0", "28"} & codes)
         at = sgr.end()
     return "".join(out) + ("" if hidden else row[at:])
+
+
+def test_what_the_pane_showed_holds_no_row_of_other_runs() -> None:
+    # an ending's pane_lines (not_started, lost) quote the pane, where earlier runs (of this
+    # muxport or another) left their typed lines and markers
+    other = new_typed_frame("posix")
+    mine = Markers("b" * 32)
+
+    class Strategy:  # the driver needs only scrub from the frame here
+        def scrub(self, rows: list[str]) -> list[str]:
+            return mine.scrub(rows)
+
+    seen = ["$  \\. '/tmp/mxr-81234.5567.cb5b98bf-3vmgfsqu/run'", f"{other.nonce}:s", "old",
+            f"done{other.nonce}:e:0", "$ " + other.probe_line(), "$"]
+    ending = Ending("not_started", pane_lines=seen)
+    assert scrubbed(Strategy(), ending).pane_lines == ["old", "done", "$"]  # type: ignore[arg-type]
