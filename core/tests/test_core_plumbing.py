@@ -39,6 +39,10 @@ PLUMBING = [
     f"$  : /;eval \"$('/usr/bin/tmux' -S '/tmp/tmux-0/default' show-buffer -b muxport-run-{H1} "
     f"\\; delete-buffer -b muxport-run-{H1})\"",
     f"[1]+  Stopped                 ( trap 'printf \"%s%s:e:%s\\n\" {H1} {H2} \"$?\"' EXIT;",
+    # the screen alone: a typed line that began above it, from a row of its middle
+    f"*{H1}*) hist -p||:;; esac; printf \\047\\045s:x:\\045s\\134n\\047 {H1} {H2} "
+    "\"$?\"\\012')\"",
+    "exec fish -c \\047echo hi\\012\\047\\012))\\012' | string collect)",
 ]
 
 
@@ -81,6 +85,8 @@ OUTPUT = [
     "printf '%s%s:s\\n' a b",  # printf formats without a nonce's halves
     "grep -n ':e:0' log.txt",
     "12:e:0",
+    "echo 'x')\"",
+    "printf '\\012')",
 ]
 
 

@@ -49,6 +49,11 @@ def test_the_typed_frame_s_rows_are_left_out(kind: Kind, zsh: bool) -> None:
             fetch = typed_buffer.fetch("/usr/bin/tmux", "/tmp/tmux-0/default", "muxport-run-"
                                        + frame.nonce[:16])
             assert without_plumbing(prompt + frame.typed_line(COMMAND, history, fetch)) is None
+    # a capture of the screen alone may begin in the middle of a typed line, wrapped over
+    # rows (of 80 columns here): what is left of it goes too, if more than its last 8
+    line = frame.typed_line(COMMAND, True)
+    for cut in range(80, len(line) - 8, 80):
+        assert without_plumbing(line[cut:]) is None, line[cut:]
     assert without_plumbing("$ " + frame.probe_line()) is None
     for marker in (frame.start_marker, f"{frame.nonce}:e:0", f"{frame.nonce}:x:137",
                    f"{frame.nonce}:p::5.9"):

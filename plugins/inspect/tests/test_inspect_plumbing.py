@@ -6,8 +6,11 @@ how many rows it left out (``hidden_rows``; docs/answers.md)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -140,3 +143,47 @@ async def test_a_wait_for_new_output_is_not_woken_by_a_run_s_plumbing(
         answer = box["wait"]
         assert answer["outcome"] == "matched" and answer["matched_line"] == "late", answer
         assert json.dumps(answer["output"]).count("late") == 1
+
+
+@pytest.fixture(scope="module")
+def su_users() -> Any:
+    """A bash user and a fish user, reached with ``su -`` (the typed frame); root only."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None or shutil.which("fish") is None:
+        pytest.skip("typed-frame tests create users: they run as root with fish installed")
+    users = {"bash": reach.make_user("/bin/bash"),
+             "fish": reach.make_user(shutil.which("fish") or "/usr/bin/fish")}
+    fifos = Path(tempfile.mkdtemp(prefix="muxport-ready-"))
+    fifos.chmod(0o755)  # the test users write their ready FIFOs here
+    try:
+        yield {**users, "fifos": fifos}
+    finally:
+        for user in users.values():
+            reach.remove_user(user)
+        shutil.rmtree(fifos, ignore_errors=True)
+
+
+@pytest.mark.parametrize("shell", ["bash", "fish"])
+async def test_no_read_answers_with_a_typed_frame_s_plumbing(
+    stdio_client, tmux_server, su_users, shell
+):
+    # behind su the run types its program (a probe first, then a long line over several
+    # rows, joined by the capture) and the far shell prints one more marker (:x:)
+    pane = reach.su_pane(tmux_server, su_users[shell], su_users["fifos"], shell, 100)
+    target = {"pane_id": pane.pane_id}
+    async with stdio_client(toolsets=["inspect", "execute"]) as client:
+        await read(client, "capture_since", target)
+        for i in range(6):
+            command = COMMANDS[i % len(COMMANDS)].format(i=i)
+            result = await client.call_tool("run_shell_command", {**target, "command": command})
+            assert result.structured_content["frame"] == "typed", result.structured_content
+        whole = await read(client, "capture_pane", {**target, "history": True})
+        assert [line for line in whole["content"] if line.startswith("out-")] == ["out-0",
+                                                                                  "out-4"]
+        # per run its typed line and three markers (the end marker of a line without a
+        # newline shares its row), and where the far shell was unknown a probe and its answer
+        assert whole["hidden_rows"] >= 4 * 6 - 2, whole
+        since = await read(client, "capture_since", {**target, "cursor": "last"})
+        assert since["hidden_rows"] == whole["hidden_rows"], since
+        found = await read(client, "search_panes", {"pattern": r"[0-9a-f]{16}|: /;",
+                                                    "regex": True})
+        assert found["count"] == 0, found

@@ -7,7 +7,8 @@ A run of the execute toolset (docs/run-outcomes.md) leaves, per run:
 - its typed line: `` \\. '/tmp/mxr-<owner>-<random>/run'`` (fish: ``sh '…/run'``) after the
   prompt, or a typed frame's `` : /;eval "$(printf '…')"``, ``: /;sh -c (printf '…' | string
   collect)``, its buffer fetch and its probe ``: /;printf '%s%s:p:%s:%s\\n' H1 H2 …``, each
-  carrying a 16-digit half of the run's nonce;
+  carrying a 16-digit half of the run's nonce (a capture of the screen alone may begin in
+  the middle of such a line: its end, the encoded newline and ``')"``, is as rare);
 - its markers, 32 hex digits (the nonce) then ``:s``, ``:e:N``, ``:x:N`` or ``:p:…``, at the
   end of a row (the end marker after a last line the command printed without a newline);
 - on C-z and ``fg``, the shell's job lines, which quote the private path or, for a typed
@@ -32,6 +33,10 @@ _PRIVATE = re.compile(
 )
 # a typed frame's typed line (frames/typed_text.py, typed_buffer.py), with a nonce's half
 _TYPED = re.compile(r"(?:^|\s): /;(?:eval \"\$\(|sh -c \(|printf ').*\b[0-9a-f]{16}\b")
+# the end of a typed frame's typed line (its program's last newline, encoded, and the
+# quote and parenthesis that close it): what a capture of the screen alone holds of a
+# typed line that began above the screen
+_TYPED_END = re.compile(r"\\012'(?:\)\"| \| string collect\))$")
 # a typed frame's program quoted by a job line (or a trace): its markers' printf
 _PROGRAM = re.compile(r"%s%s:[sexp].{0,8}\s[0-9a-f]{16} [0-9a-f]{16}\b")
 # a marker at the end of a row, after what the command printed on it without a newline
@@ -46,6 +51,8 @@ def without_plumbing(row: str) -> str | None:
     if "mxr-" in text and _PRIVATE.search(text):
         return None
     if ": /;" in text and _TYPED.search(text):
+        return None
+    if text.endswith(('"', ")")) and _TYPED_END.search(text):
         return None
     if "%s%s:" in text and _PROGRAM.search(text):
         return None
