@@ -108,3 +108,23 @@ def test_what_the_pane_showed_holds_no_row_of_other_runs() -> None:
             f"done{other.nonce}:e:0", "$ " + other.probe_line(), "$"]
     ending = Ending("not_started", pane_lines=seen)
     assert scrubbed(Strategy(), ending).pane_lines == ["old", "done", "$"]  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("prompt", ["short", "long"])
+async def test_the_typed_line_s_row_goes_only_where_it_fitted(
+    stdio_client, rc_pane, tmux_server, prompt: str
+) -> None:
+    # the start marker takes the typed line's row where the line fitted on it; a line that
+    # wrapped stays whole, and no row above it (the person's own) is ever erased
+    ps1 = "$ " if prompt == "short" else "a-prompt-long-enough-to-wrap-the-typed-line $ "
+    pane = rc_pane("bash", f"PS1='{ps1}'", width=80)
+    pane.type("echo mine")
+    async with stdio_client(toolsets=["execute"]) as client:
+        for _ in range(2):
+            done = await run(client, pane.pane_id, "echo theirs")
+            assert (done["outcome"], done["output"]) == ("completed", ["theirs"]), done
+    raw = tmux_server.lines("capture-pane", "-p", "-t", pane.pane_id, "-S", "-")
+    assert "mine" in raw and raw.count("theirs") == 2, raw
+    typed = [row for row in raw if "mxr-" in row or row.endswith("/run'")]
+    assert len(typed) == (0 if prompt == "short" else 4), raw  # a wrapped line: 2 rows each

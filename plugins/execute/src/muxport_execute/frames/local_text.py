@@ -117,6 +117,16 @@ def _source(cmd: str) -> str:
 CONCEAL, REVEAL = "\\033[8m", "\\033[28m"
 
 
+# The typed line's row, the prompt's row, is the one right above the frame's start where
+# the line fitted on it (muxport wrote ``erase`` before typing, local_files.erase_echo;
+# what the shell prints between, a trace of set -x, is this line's too): the start marker
+# is printed there instead, so a run leaves no visible row but its output (issue 29). The
+# row is erased first (EL): an erase of the whole screen from its top left corner, as the
+# marker's ED would be on the top row, moves what the screen holds into the history
+# (tmux's scroll-on-clear), the typed line with it.
+ERASE_ECHO = "if \\test -f \"$_mxd/erase\"; then \\printf '\\033[A\\r\\033[K'; fi\n"
+
+
 def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
     d = str(frame.directory)
     finish = (
@@ -137,6 +147,7 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
         + f"\\trap {quote(finish)} EXIT\n"
         + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
+        + ERASE_ECHO
         + f"\\printf '\\033[J{CONCEAL}%s\\n{REVEAL}' {frame.start_marker}\n"
         + "(\n"
         + "\\trap - EXIT INT TERM HUP QUIT\n"
