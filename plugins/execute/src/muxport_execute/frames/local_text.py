@@ -119,7 +119,8 @@ CONCEAL, REVEAL = "\\033[8m", "\\033[28m"
 
 # The typed line's row, the prompt's row, is the one right above the frame's start where
 # the line fitted on it (muxport wrote ``erase`` before typing, local_files.erase_echo;
-# what the shell prints between, a trace of set -x, is this line's too): the start marker
+# what the shell prints between, a trace of set -x or a preexec hook's line, is then
+# the row erased, caused by this line too, and the typed line stays): the start marker
 # is printed there instead, so a run leaves no visible row but its output (issue 29). The
 # row is erased first (EL): an erase of the whole screen from its top left corner, as the
 # marker's ED would be on the top row, moves what the screen holds into the history
