@@ -19,6 +19,7 @@ from bench import (
     measure_concurrency,
     measure_economy,
     measure_hooks,
+    measure_plumbing,
     measure_reach,
     measure_regex,
     measure_roundtrip,
@@ -41,6 +42,7 @@ MODULES = (
     measure_cancel,
     measure_economy,
     measure_hooks,
+    measure_plumbing,
     measure_regex,
     measure_versions,
 )

@@ -15,6 +15,7 @@ from muxport._internal.budgets import (
     keep_newest,
 )
 from muxport._internal.inputs import Cohort, check_input
+from muxport._internal.plumbing import without_plumbing
 from muxport._internal.regex import Compiled, MatchBudget, PatternTooCostly, search
 from muxport._internal.regex_work import compile_user_regex, match_off_loop
 
@@ -37,4 +38,5 @@ __all__ = [
     "keep_newest",
     "match_off_loop",
     "search",
+    "without_plumbing",
 ]

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.timeout(30)
 
 def note(lines: list[str], max_lines: int | None) -> Any:
     args = SimpleNamespace(max_lines=max_lines, skip=0, history=False)
-    return bounded(SimpleNamespace(lines=lines), args)  # type: ignore[arg-type]
+    screen = SimpleNamespace(lines=lines, hidden=[0] * (len(lines) + 1))
+    return bounded(screen, args)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("max_lines", [None, 200, MAX_LINES])

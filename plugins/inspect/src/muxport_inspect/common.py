@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from muxport import READ, InvalidArgument, classify, exact_id
 from muxport.formats import OBJECT_KINDS
+from muxport.policy import without_plumbing
 
 # Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
 METADATA = READ
@@ -53,3 +54,22 @@ def scope(session_id: str | None = None, window_id: str | None = None) -> list[s
     if session_id:
         return ["-s", "-t", session_id]
     return ["-a"]
+
+
+HIDDEN_FIELD = "rows of muxport's own runs (typed lines, markers) left out"
+
+
+def shown(rows: list[str]) -> tuple[list[str], list[int]]:
+    """``rows`` as a read shows them, without muxport's run plumbing (``without_plumbing``;
+    docs/answers.md, "Plumbing"), and how many rows were left out before each kept line
+    (one more count: after the last)."""
+    lines: list[str] = []
+    hidden = [0]
+    for row in rows:
+        line = without_plumbing(row)
+        if line is None:
+            hidden[-1] += 1
+        else:
+            lines.append(line)
+            hidden.append(0)
+    return lines, hidden

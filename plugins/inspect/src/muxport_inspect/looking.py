@@ -6,6 +6,11 @@ A look captures the newest rows (or the whole history) with wrapped rows joined
 count (``pane_height - 1 - cursor_y``: they are blank in a shell, and never wrapped
 into), the next one up is the cursor's line (unfinished: it may still grow), and the
 lines above it are finished.
+
+The rows of muxport's own runs (typed lines, markers: ``common.shown``) are left out of
+what a look shows: the cursor's line and the rows below it, and the new lines a step
+delivers (counted in ``Step.hidden``). The finished lines keep them, raw, for the cursor's
+anchor: a row left out is still a row the reader has passed (docs/answers.md, "Plumbing").
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from dataclasses import dataclass
 
 from muxport import TmuxFailed, ToolContext
 from muxport.formats import fmt, head
+from muxport.policy import without_plumbing
 
+from muxport_inspect.common import shown
 from muxport_inspect.cursors import (
     ANCHOR_LINES,
     CursorState,
@@ -44,9 +51,9 @@ class Look:
     dead: bool
     session_id: str
     top: int  # absolute row of the first captured row (0: top of history)
-    finished: list[str]
-    cursor_line: str
-    below: list[str]
+    finished: list[str]  # raw: the rows of runs too (the anchor's lines)
+    cursor_line: str  # shown: without a run's plumbing
+    below: list[str]  # shown
     # The history is full: tmux drops its oldest tenth at once whenever it fills again
     # (grid.c grid_collect_history), so its first lines come and go without any clear.
     history_full: bool = False
@@ -58,7 +65,7 @@ class Look:
 
     def screen(self) -> list[str]:
         """The lines on the visible screen (approximately, when lines above are wrapped)."""
-        visible = self.finished[-self.cursor_y :] if self.cursor_y else []
+        visible = shown(self.finished[-self.cursor_y :])[0] if self.cursor_y else []
         return [*visible, self.cursor_line, *self.below]
 
 
@@ -88,11 +95,12 @@ async def look(ctx: ToolContext, pane_id: str, rows_back: int | None) -> Look:
     below_count = max(0, height - 1 - cy)
     cut = max(0, len(lines) - below_count)
     above, below = lines[:cut], lines[cut:]
-    cursor_line = above.pop() if above else ""
+    cursor_line = (without_plumbing(above.pop()) or "") if above else ""
     top = 0 if rows_back is None else max(0, hs - rows_back)
     limit = int(fields[6])
     return Look(
-        pane_id, hs, cy, height, pid, fields[4] == "1", fields[5], top, above, cursor_line, below,
+        pane_id, hs, cy, height, pid, fields[4] == "1", fields[5], top, above, cursor_line,
+        shown(below)[0],
         history_full=hs >= limit - max(1, limit // 10),
     )
 
@@ -105,6 +113,15 @@ class Step:
     continuous: bool
     state: CursorState  # the cursor after delivering ``lines``
     outran: bool = False  # not continuous because a full history dropped them, not a clear
+    hidden: int = 0  # rows of muxport's runs left out of ``lines``
+
+
+def _new(
+    rows: list[str], continuous: bool, state: CursorState, outran: bool = False
+) -> Step:
+    """The step delivering the finished ``rows``, as a read shows them."""
+    lines, hidden = shown(rows)
+    return Step(lines, continuous, state, outran, sum(hidden))
 
 
 def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
@@ -123,18 +140,18 @@ def step(current: Look, state: CursorState | None, full: bool) -> Step | None:
         if not covers_top:
             return None
         continuous = current.mark >= state.mark
-        return Step(list(current.finished), continuous, after, current.history_full)
+        return _new(list(current.finished), continuous, after, current.history_full)
     hashes = [line_hash(line) for line in current.finished]
     expected = state.mark - 1 - current.top
     end = find_anchor(hashes, state.anchors, expected if expected >= 0 else None)
     if end is not None:
-        return Step(current.finished[end + 1 :], True, after)
+        return _new(current.finished[end + 1 :], True, after)
     if not covers_top:
         return None
     kept = _anchor_kept(hashes, state.anchors) if current.history_full else 0
     if kept:  # the anchor's first lines were dropped, its last ones start the history
-        return Step(current.finished[kept:], True, after)
-    return Step(list(current.finished), False, after, current.history_full)
+        return _new(current.finished[kept:], True, after)
+    return _new(list(current.finished), False, after, current.history_full)
 
 
 def _anchor_kept(hashes: list[str], anchors: tuple[str, ...]) -> int:

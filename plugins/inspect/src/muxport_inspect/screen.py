@@ -14,7 +14,7 @@ from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
 from muxport.policy import DEFAULT_LINES, MAX_CHARS, MAX_LINES, Bounded, clamp_lines, keep_newest
 from pydantic import BaseModel, Field
 
-from muxport_inspect.common import SCREEN
+from muxport_inspect.common import HIDDEN_FIELD, SCREEN, shown
 
 HEADER = fmt(("cursor_x", "cursor_y", *PANE_FIELDS.values()))
 
@@ -37,7 +37,8 @@ class CaptureArgs(Args):
 class Screen:
     pane: Pane
     cursor: Cursor
-    lines: list[str]
+    lines: list[str]  # without the rows of muxport's runs (common.shown)
+    hidden: list[int]  # rows left out before each line, and after the last
 
 
 def screen_lines(text: str) -> list[str]:
@@ -59,16 +60,25 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
     fields, body = head(out.stdout)
     x, y, rest = fields[0], fields[1], fields[2:]
     pane = parse_pane(rest, ctx.caller)
-    return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), screen_lines(body))
+    lines, hidden = shown(screen_lines(body))
+    while lines and not lines[-1]:  # blank once the rows below it were left out
+        lines.pop()
+        hidden[-2] += hidden.pop()
+    return Screen(pane, Cursor(x=int(x or 0), y=int(y or 0)), lines, hidden)
 
 
 def bounded(screen: Screen, args: CaptureArgs) -> dict[str, Any]:
     """The answer fields both reads share: the newest lines within the budgets, and why."""
     budget = clamp_lines(args.max_lines)
-    lines = screen.lines[: len(screen.lines) - args.skip] if args.skip else screen.lines
+    end = max(0, len(screen.lines) - args.skip)
+    lines = screen.lines[:end]
     kept = keep_newest(lines, budget)
+    # the rows left out among the kept lines: each page (skip) counts the rows before its
+    # lines, the newest page also those after them, so pages never count a row twice
+    first = end - len(kept.lines)
     return {
         "content": kept.lines,
+        "hidden_rows": sum(screen.hidden[first : end + (0 if args.skip else 1)]),
         "truncated": kept.truncated,
         "lines_dropped": kept.lines_dropped,
         "max_lines": budget,
@@ -141,6 +151,7 @@ class CapturedPane(Result):
     text_omits = frozenset({"line_count", "max_lines"})
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     line_count: int
+    hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
     cursor: Cursor
@@ -161,6 +172,7 @@ class Snapshot(Result):
     pane: Pane
     content: list[str] = Field(description="lines, oldest first; wrapped rows joined")
     cursor: Cursor
+    hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
     max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")

@@ -19,7 +19,7 @@ from muxport.policy import (
 )
 from pydantic import BaseModel, Field, field_validator
 
-from muxport_inspect.common import SCREEN, scope, utf8_len
+from muxport_inspect.common import HIDDEN_FIELD, SCREEN, scope, shown, utf8_len
 
 MAX_PATTERN_BYTES = 4096
 CEILING_PANES = 200
@@ -64,7 +64,7 @@ class Match(BaseModel):
     session_id: str
     window_id: str
     line_number: int = Field(
-        description="1-based line of the pane's visible screen (wrapped rows joined)"
+        description="1-based line of the pane's visible screen as capture_pane shows it"
     )
     line: str = Field(
         description=f"the matching line, cut to {LINE_CHARS} characters around the match"
@@ -79,6 +79,7 @@ class SearchResult(Result):
         default=False, description="the work ceiling stopped the search before every pane was read"
     )
     truncated: bool = Field(default=False, description="more matches exist than were returned")
+    hidden_rows: int = Field(default=0, description=HIDDEN_FIELD + ", not searched")
 
 
 async def matcher(args: SearchArgs, budget: MatchBudget) -> Callable[[str], int]:
@@ -146,16 +147,19 @@ class Scan:
     bytes_read: int = 0
     limited: bool = False
     more: bool = False
+    hidden: int = 0  # rows of muxport's runs left out of the screens searched
 
     def chunk(self, chunk: list[list[str]], screens: dict[str, list[str]]) -> None:
         for pane_id, session_id, window_id in chunk:
             if self.limited or time.monotonic() - self.started > CEILING_SECONDS:
                 self.limited = True
                 return
-            lines = screens.get(pane_id)
-            if lines is None:
+            rows = screens.get(pane_id)
+            if rows is None:
                 self.unread += 1
                 continue
+            lines, hidden = shown(rows)  # as capture_pane shows the screen
+            self.hidden += sum(hidden)
             found = 0
             for number, line in enumerate(lines, 1):
                 self.lines_read += 1
@@ -238,6 +242,7 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         matches=matches,
         work_limited=limited,
         truncated=more,
+        hidden_rows=scan.hidden,
         note="; ".join(notes) or None,
     )
 

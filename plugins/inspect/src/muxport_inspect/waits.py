@@ -15,6 +15,7 @@ from muxport.policy import (
 )
 from pydantic import Field
 
+from muxport_inspect.common import HIDDEN_FIELD
 from muxport_inspect.cursors import line_hash
 from muxport_inspect.looking import Look, Step
 from muxport_inspect.patterns import Hit, PatternList, Patterns
@@ -62,6 +63,7 @@ class WaitForText(Result):
     )
     seconds: float = Field(description="seconds waited")
     effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")
+    hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
     max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
@@ -88,6 +90,7 @@ class Wait:
         self.timeout = effective_timeout(args.timeout)
         self.start = time.monotonic()
         self.output: list[str] = []
+        self.hidden = 0  # rows of muxport's runs left out of the new output
         self.cursor_line = ""
         self.below: list[str] = []  # the rows below the cursor's line
         self.unfinished = ""
@@ -121,6 +124,7 @@ class Wait:
             cursor=cursor,
             seconds=round(time.monotonic() - self.start, 3),
             effective_timeout=self.timeout,
+            hidden_rows=self.hidden,
             truncated=kept.truncated or self.outran,  # lines lost off the top: issue 30
             lines_dropped=kept.lines_dropped,
             max_lines=self.budget,
@@ -135,6 +139,7 @@ class Wait:
     async def absorb(self, current: Look, result: Step) -> Hit | None:
         """Add a look's new lines; the hit they (or the changed unfinished line) contain."""
         self.output.extend(result.lines)
+        self.hidden += result.hidden
         self.cleared |= not result.continuous and not result.outran
         self.outran |= not result.continuous and result.outran
         self.cursor_line, self.below = current.cursor_line, current.below

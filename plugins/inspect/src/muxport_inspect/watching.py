@@ -20,6 +20,7 @@ from muxport import (
 from muxport.policy import DEFAULT_LINES, clamp_lines, keep_newest
 from pydantic import Field
 
+from muxport_inspect.common import HIDDEN_FIELD
 from muxport_inspect.cursors import Signer, line_hash
 from muxport_inspect.looking import advance
 from muxport_inspect.patterns import Patterns
@@ -50,6 +51,7 @@ class CaptureSince(Result):
         default=True,
         description="false: cleared or outrun since the last look",
     )
+    hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = 0
     max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
@@ -84,6 +86,7 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
         new_lines=len(result.lines),
         cursor=sign.encode(result.state),
         continuous=result.continuous,
+        hidden_rows=result.hidden,
         # lines lost off the top of a full history are a cut too (issue 30)
         truncated=kept.truncated or (result.outran and not result.continuous),
         lines_dropped=kept.lines_dropped,

@@ -51,6 +51,7 @@ class LocalStrategy:
     waiter: Process | None = None
     watch: Watch | None = None
     tmux: Tmux | None = field(default=None, repr=False)
+    room: int = 0  # cells left on the prompt's row when it was checked (pane/view.py)
 
     @property
     def name(self) -> FrameName:
@@ -95,6 +96,7 @@ class LocalStrategy:
             group.start_soon(again)
             group.start_soon(line)
         await check_line(ctx.tmux, self.pane_id, self.shell, lines[0], self.pending)
+        self.room = lines[0].room
 
     async def send(self, ctx: ToolContext) -> View | None:
         assert self.files is not None
@@ -102,6 +104,8 @@ class LocalStrategy:
         group = procs.foreground_group(self.pane_pid)
         before = procs.children(group) if group else set()
         line = self.files.typed_line(self.suppress_history) + "\r"
+        # the frame erases the typed line's row where the line fits on it (local_text.py)
+        self.files.erase_echo(len(line) - 1 < self.room)
         read_before = shell_reads.bytes_read(group)
         sent = await ctx.tmux.run(
             view.ask(self.pane_id, SENT),

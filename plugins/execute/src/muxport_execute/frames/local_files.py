@@ -11,7 +11,8 @@ The frame, all of it inside a subshell so that nothing it does outlives it:
 2. arms an EXIT trap (INT, TERM and HUP exit through it too) that writes the status to
    the private file ``status``, prints the end marker ``<nonce>:e:<status>`` and signals
    the run's private tmux ``wait-for`` channel;
-3. prints the start marker ``<nonce>:s``;
+3. prints the start marker ``<nonce>:s`` (concealed), over the typed line's row where
+   the line fitted on it (``erase``, written right before typing: ``Frame.erase_echo``);
 4. sources ``cmd`` in an inner subshell with the traps reset and ``-e``/``-u``
    re-applied when the pane's shell had them, so ``cd``, ``export``, ``exit 3`` do not
    reach the pane. ``cmd``'s first line writes ``read``: the shell has opened it, and
@@ -73,6 +74,12 @@ class Frame(Layout):
         runner = "sh" if self.fish else "\\."
         line = f"{runner} {quote(str(self.directory / 'run'))}"
         return " " + line if suppress_history else line
+
+    def erase_echo(self, fits: bool) -> None:
+        """Before typing: tell the frame whether the typed line fits on the prompt's row,
+        so that its row is the one above the frame's start (local_text.frame_text)."""
+        if fits:
+            _write_private(self.directory / "erase", "1\n")
 
     def is_job(self, row: str) -> bool:
         # the job the shell reports on C-z and fg is the run file's subshell, or under

@@ -100,6 +100,12 @@ _ZSH_OPTIONS = "case ${ZSH_VERSION-} in (?*) \\unsetopt printexitvalue rcs 2>/de
 _KSH_NO_JOBS = "case ${KSH_VERSION-} in (?*) \\set +m;; esac\n"
 
 
+# The markers are printed concealed (SGR 8): a person watching the pane sees a blank row
+# where a capture reads the marker (tmux keeps the text, and shows it hidden). Revealed
+# again after the newline, so the marker's line ends as pane/raw_bytes.py looks for it.
+CONCEAL, REVEAL = "\\033[8m", "\\033[28m"
+
+
 def _source(cmd: str) -> str:
     """The inner subshell's last line: source the command. A ksh93 subshell whose last
     command was killed by a signal kills itself with it, and the outer subshell then
@@ -112,10 +118,21 @@ def _source(cmd: str) -> str:
     )
 
 
+# The typed line's row, the prompt's row, is the one right above the frame's start where
+# the line fitted on it (muxport wrote ``erase`` before typing, local_files.erase_echo;
+# what the shell prints between, a trace of set -x or a preexec hook's line, is then
+# the row erased, caused by this line too, and the typed line stays): the start marker
+# is printed there instead, so a run leaves no visible row but its output (issue 29). The
+# row is erased first (EL): an erase of the whole screen from its top left corner, as the
+# marker's ED would be on the top row, moves what the screen holds into the history
+# (tmux's scroll-on-clear), the typed line with it.
+ERASE_ECHO = "if \\test -f \"$_mxd/erase\"; then \\printf '\\033[A\\r\\033[K'; fi\n"
+
+
 def _fish(frame: Layout, d: str) -> str:
     """The inner subshell's last line in a fish pane: a child fish runs ``cmd``, its start
     marker printed again once the user's configuration has run (frames/fish.py)."""
-    marker = f"printf '%s\\n' {frame.start_marker}"
+    marker = f"printf '{CONCEAL}%s\\n{REVEAL}' {frame.start_marker}"
     return "\\" + child_fish(marker, quote(d + "/cmd")) + "\n"
 
 
@@ -124,7 +141,7 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
     finish = (
         '_mxr=$?; \\trap "" INT TERM HUP QUIT; '
         '{ \\printf "%s\\n" "$_mxr" >|"$_mxd/status"; } 2>/dev/null; '
-        f'\\printf "%s:e:%s\\n" {frame.nonce} "$_mxr"; '
+        f'\\printf "{CONCEAL}%s:e:%s\\n{REVEAL}" {frame.nonce} "$_mxr"; '
         f'"$_mxt" -S "$_mxs" wait-for -S {frame.channel} </dev/null >/dev/null 2>&1; '
         "\\exit 0"
     )
@@ -139,7 +156,8 @@ def frame_text(frame: Layout, tmux_binary: str, socket_path: str) -> str:
         + '{ \\printf "" >|"$_mxd/started"; } 2>/dev/null || \\exit 0\n'
         + f"\\trap {quote(finish)} EXIT\n"
         + "\\trap : INT QUIT; \\trap '\\exit 143' TERM; \\trap '\\exit 129' HUP\n"
-        + f"\\printf '\\033[J%s\\n' {frame.start_marker}\n"
+        + ERASE_ECHO
+        + f"\\printf '\\033[J{CONCEAL}%s\\n{REVEAL}' {frame.start_marker}\n"
         + "(\n"
         + "\\trap - EXIT INT TERM HUP QUIT\n"
         + _INNER_INT

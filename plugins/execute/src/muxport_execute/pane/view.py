@@ -26,7 +26,7 @@ from muxport.formats import fmt, head
 
 Fact = Literal[
     "pid", "command", "tty", "pipe", "dead", "session", "alternate_on", "saved_x", "saved_y",
-    "cursor_x", "cursor_y", "height", "history_size", "history_limit",
+    "cursor_x", "cursor_y", "height", "width", "history_size", "history_limit",
 ]
 VARIABLES: dict[Fact, str] = {
     "pid": "pane_pid",  # the pane's first process
@@ -41,6 +41,7 @@ VARIABLES: dict[Fact, str] = {
     "cursor_x": "cursor_x",
     "cursor_y": "cursor_y",
     "height": "pane_height",
+    "width": "pane_width",
     "history_size": "history_size",  # lines scrolled off the screen, kept
     "history_limit": "history_limit",
 }
@@ -71,7 +72,7 @@ PROBE: tuple[Fact, ...] = (
     "dead", "pid", "cursor_y", "height", "saved_x", "saved_y", "command", "history_size",
     "history_limit",
 )
-LINE: tuple[Fact, ...] = ("cursor_x", "cursor_y", "tty", "command", "pid")
+LINE: tuple[Fact, ...] = ("cursor_x", "cursor_y", "tty", "command", "pid", "width")
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class Line:
     tty: str  # "": a far host's (--ssh), whose terminal and /proc are not this machine's
     command: str
     pid: str = ""  # the pane's first process ("": a far host's)
+    room: int = 0  # cells from the cursor to the row's end (0: not known)
 
 
 def _cells(text: str, width: int) -> tuple[str, str]:
@@ -185,4 +187,5 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
     # another host"), so they see neither and judge from the screen alone
     here = tmux.remote_host is None
     tty, pid = (facts["tty"], facts["pid"]) if here else ("", "")
-    return Line(left, right.rstrip(), above.rstrip(), tty, facts["command"], pid)
+    room = int(facts["width"]) - x if facts["width"].isdigit() else 0
+    return Line(left, right.rstrip(), above.rstrip(), tty, facts["command"], pid, room)

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import anyio
 from muxport import ToolContext, ToolError, os_fault
-from muxport.policy import MAX_LINES, check_input, keep_newest
+from muxport.policy import MAX_LINES, check_input, keep_newest, without_plumbing
 
 from muxport_execute.frames.base import Ending, Event, Outcome, Strategy
 from muxport_execute.frames.choose import Requested, choose
@@ -79,8 +79,12 @@ def _end(run: Run, ending: Ending) -> None:
 
 def scrubbed(frame: Strategy, ending: Ending) -> Ending:
     """``ending`` without the frame's marker text in its lines and in its note, which may
-    quote the pane (notes.typed_not_started)."""
-    lines = None if ending.pane_lines is None else frame.scrub(ending.pane_lines)
+    quote the pane (notes.typed_not_started); what the pane showed, also without the rows
+    other runs left there (docs/answers.md, "Plumbing")."""
+    lines = None
+    if ending.pane_lines is not None:
+        shown = (without_plumbing(row) for row in frame.scrub(ending.pane_lines))
+        lines = [row for row in shown if row is not None]
     note = None if ending.note is None else " ".join(frame.scrub([ending.note]))
     return replace(ending, output=frame.scrub(ending.output), pane_lines=lines, note=note)
 
