@@ -80,19 +80,25 @@ async def test_a_person_sees_no_marker_of_a_local_run(
     markers = [i for i, row in enumerate(plain) if MARKER.search(row)]
     # fish's child prints the start marker again once config.fish has run (frames/fish.py)
     assert len(markers) == (3 if shell == "fish" else 2), plain
+    shown = visible(styled)
     for i in markers:
-        assert visible(styled[i]) in ("", "b"), (styled[i], plain[i])  # "b" stays visible
+        assert shown[i] in ("", "b"), (i, styled[i], plain[i])  # "b" stays visible
 
 
-def visible(row: str) -> str:
-    """A row of ``capture-pane -e`` without what is concealed (SGR 8, until 0 or 28)."""
-    out, hidden, at = [], False, 0
-    for sgr in re.finditer(r"\x1b\[([0-9;]*)m", row):
-        out.append("" if hidden else row[at : sgr.start()])
-        codes = set(sgr.group(1).split(";"))
-        hidden = "8" in codes or (hidden and not {"", "0", "28"} & codes)
-        at = sgr.end()
-    return "".join(out) + ("" if hidden else row[at:])
+def visible(rows: list[str]) -> list[str]:
+    """Rows of ``capture-pane -e`` without what is concealed (SGR 8, until 0 or 28). tmux
+    writes an attribute only where it changes, so a row may begin concealed by an earlier
+    row's SGR 8: the state carries over."""
+    shown, hidden = [], False
+    for row in rows:
+        out, at = [], 0
+        for sgr in re.finditer(r"\x1b\[([0-9;]*)m", row):
+            out.append("" if hidden else row[at : sgr.start()])
+            codes = set(sgr.group(1).split(";"))
+            hidden = "8" in codes or (hidden and not {"", "0", "28"} & codes)
+            at = sgr.end()
+        shown.append("".join(out) + ("" if hidden else row[at:]))
+    return shown
 
 
 def test_what_the_pane_showed_holds_no_row_of_other_runs() -> None:
