@@ -51,7 +51,8 @@ async def test_muxport_reads_past_what_a_far_rc_prints(far, noisy, armed_call, t
         assert (run["output"], run["exit_status"]) == (["a"], 3), (noisy, run)
         found = await armed_call(
             client, "wait_for_text", {"pane_id": pane, "patterns": ["late-XYZ"], "timeout": 20},
-            lambda: far.server().cmd("send-keys", "-t", pane, 'echo late-""XYZ', "Enter"))
+            lambda: far.server().cmd(*far.server().send_keys, "-t", pane,
+                                           'echo late-""XYZ', "Enter"))
         assert not found.is_error, found.content[0].text
         assert found.structured_content["matched_line"] == "late-XYZ", noisy
         woken = await armed_call(
