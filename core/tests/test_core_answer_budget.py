@@ -119,14 +119,14 @@ def test_structured_content_is_as_lean_as_the_text_and_valid(lines, cursor, inva
     answer = Answer(output=lines, cursor=cursor, invalid=invalid)
     data = answer_dict(answer)
     assert "cursor" not in data and ("invalid" in data) == (invalid != 0)
-    assert ("output" in data) == bool(lines)  # an empty body: the schema's default, []
+    assert data["output"] == lines  # the body, even empty: programs read it by name
     assert answer_unseen(answer) == {"cursor": cursor, **({"invalid": 0} if not invalid else {})}
     schema = output_schema(Answer)
     assert schema["properties"]["output"]["default"] == []
     assert "default" not in schema["properties"]["cursor"]
     assert tool_schema_errors(schema, data) == []
     head = json.loads(answer_text(answer, data).partition("\n")[0])
-    assert head == {k: v for k, v in data.items() if k != "output" or not lines}
+    assert head == {k: v for k, v in data.items() if k != "output"}  # the lines follow it
 
 
 def test_the_budget_in_force_is_the_operators_else_the_clients_own_else_the_default():

@@ -30,7 +30,7 @@ def filled(answer: dict[str, Any]) -> dict[str, Any]:
 RUN_DEFAULTS = {
     key: info.default for key, info in RunAnswer.model_fields.items()
     if not info.is_required() and info.default is not None and info.default_factory is None
-} | {"output": []}  # an empty body is left out too (the schema's default)
+}
 
 
 async def call(client: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -132,15 +132,13 @@ def answer_dict(model: BaseModel) -> dict[str, Any]:
 
 def unseen(model: BaseModel) -> set[str]:
     """Fields of ``model`` no model reads (docs/answers.md, "What a model reads"): its
-    class's ``text_omits``, its ``text_quiet`` fields at their quiet value, and its
-    ``text_body`` when empty (the output schema's default, ``[]``)."""
+    class's ``text_omits`` and its ``text_quiet`` fields at their quiet value. An empty
+    ``text_body`` stays in ``structuredContent`` (``"output": []``): programs read the body
+    by name, and the text block leaves it out anyway."""
     kind = type(model)
-    body: str | None = getattr(kind, "text_body", None)
     quiet: dict[str, Any] = getattr(kind, "text_quiet", {})
     out = set(getattr(kind, "text_omits", frozenset()))
     out |= {key for key, value in quiet.items() if _same(getattr(model, key, None), value)}
-    if body is not None and getattr(model, body, None) == []:
-        out.add(body)
     return out
 
 
