@@ -8,20 +8,13 @@ from __future__ import annotations
 # _signal, not signal: signal imports enum (and enum half of collections), and the handlers
 # are to be in place before that much can run with Python's own SIGINT handler.
 import _signal  # type: ignore[import-not-found]  # no stub: the C half of signal
-import os
 import sys
 
-__all__ = ["FIRST_WAIT", "exit_at_once", "main", "surely_serving"]
+from muxport_launch.signals import exit_at_once_on_signals
+
+__all__ = ["FIRST_WAIT", "main", "surely_serving"]
 FIRST_WAIT = 0.1  # seconds the loading waits for the first answer (a client that is slower
 # to write is answered while it loads)
-
-
-def exit_at_once(signum: int, frame: object) -> None:
-    """SIGINT or SIGTERM while loading: there is nothing to undo yet (no tmux process, no
-    private file; the launcher's watcher takes over before the first, ``cli.serve``), so
-    the exit is at once, 128 + the signal, with no traceback (docs/reliability.md,
-    "Ending")."""
-    os._exit(128 + signum)
 
 
 def surely_serving(words: list[str]) -> bool:
@@ -38,8 +31,7 @@ def surely_serving(words: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    for signum in (_signal.SIGINT, _signal.SIGTERM):
-        _signal.signal(signum, exit_at_once)
+    exit_at_once_on_signals()  # until the watcher takes over, before the first tmux process
     words = sys.argv[1:] if argv is None else argv
     from muxport_launch.early import EarlyInitialize
 
