@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import muxport_launch.arguments
+import muxport_launch.command
 import pytest
 from mcp.server import runner
 from mcp_types import version as sdk_versions
@@ -155,7 +156,7 @@ def test_a_refused_startup_after_the_early_answer_says_why(
 def test_the_early_answer_starts_before_argparse_only_when_surely_serving(
     words: list[str], serving: bool
 ) -> None:
-    assert muxport_launch.surely_serving(words) is serving
+    assert muxport_launch.command.surely_serving(words) is serving
     if serving:
         assert muxport_launch.arguments.parser().parse_args(words).command == "serve"
 

@@ -11,7 +11,7 @@ private and may change. Tests use ``muxport.testing``.
 from muxport._internal import VERSION
 from muxport._internal.answers import answer_dict
 from muxport._internal.caller import Caller
-from muxport._internal.context import ToolContext
+from muxport._internal.context import ToolContext, watcher
 from muxport._internal.declare import (
     CHANGE,
     COMMAND,
@@ -53,7 +53,6 @@ from muxport._internal.targets import (
     exact_id,
 )
 from muxport._internal.tmuxclient import Tmux
-from muxport._internal.watch import watcher
 
 __version__ = VERSION
 

@@ -24,14 +24,16 @@ from pydantic import BaseModel
 from muxport._internal.answers import answering
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
-from muxport._internal.declare import Toolbox, ToolFunc, ToolSpec
+from muxport._internal.declare import Toolbox, ToolSpec
 from muxport._internal.errors import StartupError
 from muxport._internal.hookguard import GUARDED, guarding
 from muxport._internal.shutdown import Shutdown
 from muxport._internal.tmuxclient import Tmux
 from muxport._internal.transport import Transport
-from muxport._internal.watch import Feeds
+from muxport._internal.watch import Activity, Feeds
 
+# A tool as the server calls it: a method already bound to its toolbox (``Services.func``).
+ToolFunc = Callable[["ToolContext", Any], Awaitable[BaseModel]]
 ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
 log = logging.getLogger(__name__)
 
@@ -210,3 +212,20 @@ class ToolContext:
                 yield
             finally:
                 group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncIterator[Activity]:
+    """Watch ``pane_id`` (in ``session_id``) for output until the block ends, on the
+    server's activity feeds (``watch.Feeds``).
+
+    Take the baseline capture INSIDE the block: the feed is attached by then, so any
+    output after the baseline rings ``activity``.
+    """
+    services = ctx._services
+    activity = Activity(services.feeds, pane_id, services.tmux)
+    try:
+        await services.feeds.join(ctx, activity, session_id)
+        yield activity
+    finally:
+        await services.feeds.leave(services.tmux, activity)

@@ -22,7 +22,6 @@ from muxport._internal.answers import answer_schema
 from muxport._internal.schemas import plain, without_nested_prose
 
 if TYPE_CHECKING:
-    from muxport._internal.context import ToolContext
     from muxport._internal.tmuxclient import Tmux
 
 # What kind of tool it is: the core's rules and the annotations attach to the kind, never
@@ -39,7 +38,6 @@ Literalization = Literal["double-hash-once", "validated-variable-name"]
 
 EFFECT_ORDER: tuple[Effect, ...] = ("observe", "change", "delete")
 
-ToolFunc = Callable[["ToolContext", Any], Awaitable[BaseModel]]
 F = TypeVar("F", bound=Callable[..., Awaitable[BaseModel]])
 # Builds the argument model once the nested authority is known (the read batch only).
 ArgsFactory = Callable[[Mapping[str, "ToolSpec"]], type[BaseModel]]

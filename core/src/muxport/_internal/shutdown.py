@@ -8,7 +8,7 @@ cancelled and answered as cut short. Only then does the SDK see the end of its i
 SIGINT and SIGTERM end serving (or the startup) at once: nothing more is answered, the
 toolboxes and tmux clients get ``SIGNAL_CLOSE`` seconds to close, and the launcher exits
 130 or 143 within a second. Before its first tmux process the launcher exits at once
-(``muxport_launch.exit_at_once``): there is nothing to undo yet.
+(``muxport_launch.signals``): there is nothing to undo yet.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import anyio
 from anyio import TASK_STATUS_IGNORED
 from anyio.abc import TaskStatus
-from muxport_launch import exit_at_once
+from muxport_launch.signals import exit_at_once_on_signals
 
 from muxport._internal.errors import ToolError
 
@@ -61,8 +61,7 @@ class Shutdown:
                         self.signal = signum
                         ending.cancel()
         # ``stop`` came once everything was closed: from here a signal exits at once again.
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, exit_at_once)
+        exit_at_once_on_signals()
 
     def stop(self) -> None:
         """End ``watch``: startup or serving has closed what it made."""

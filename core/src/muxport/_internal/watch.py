@@ -4,27 +4,27 @@
 ``Feeds`` keeps ONE read-only, size-ignoring control client per session that has waiters
 (a ``feed.Feed``), shared by all of them; a waiter is woken on its pane's output and
 whenever the feed sees something that may mean the pane went away, and re-checks tmux
-itself on waking.
+itself on waking. A tool waits through ``context.watcher``:
 
     async with watcher(ctx, pane_id, session_id) as activity:
         while ...:
             await activity.wait(timeout)   # True: the pane (or its feed) stirred
+
+The feeds are the server's state (``context.Services`` holds them), so this module knows a
+tool call only as a ``Call``: what the feeds use of it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 import anyio
 
 from muxport._internal.feed import READY_TIMEOUT, Feed, stop_feed
+from muxport._internal.tmuxclient import Tmux
 from muxport._internal.transport import Transport
-
-if TYPE_CHECKING:
-    from muxport._internal.context import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +38,23 @@ POLL_BASE = 0.02
 POLLS_PER_SECOND = 50
 
 
+class Call(Protocol):
+    """What the feeds use of the tool call that starts one (a ``ToolContext``): the served
+    server, and the server's background tasks, where the feed's reader runs."""
+
+    @property
+    def tmux(self) -> Tmux: ...
+
+    def spawn(self, func: Callable[[], Coroutine[Any, Any, None]]) -> None: ...
+
+
 class Activity:
     """One waiter's doorbell for one pane; ``wait`` returns when it rang or on timeout."""
 
-    def __init__(self, registry: Feeds, pane_id: str) -> None:
+    def __init__(self, registry: Feeds, pane_id: str, tmux: Transport) -> None:
         self.registry = registry
         self.pane_id = pane_id
+        self.tmux = tmux  # the served server's transport, which stops a feed
         self.session_id = ""
         self.feed: Feed | None = None
         self._event = anyio.Event()
@@ -64,11 +75,11 @@ class Activity:
             self._event = anyio.Event()
         return rang
 
-    async def rebind(self, ctx: ToolContext, session_id: str) -> None:
+    async def rebind(self, ctx: Call, session_id: str) -> None:
         """Follow the pane to ``session_id`` (moved window, or the old feed died)."""
         if session_id == self.session_id and self.feed is not None and self.feed.alive:
             return
-        await self.registry.leave(ctx._services.tmux, self)
+        await self.registry.leave(self.tmux, self)
         await self.registry.join(ctx, self, session_id)
 
 
@@ -87,7 +98,7 @@ class Feeds:
             return max(POLL_BASE, waiters / POLLS_PER_SECOND)
         return RECHECK_BASE * max(1.0, waiters / RECHECKS_PER_SECOND)
 
-    async def join(self, ctx: ToolContext, activity: Activity, session_id: str) -> None:
+    async def join(self, ctx: Call, activity: Activity, session_id: str) -> None:
         """Register ``activity`` on the session's feed, starting the feed if needed."""
         activity.session_id = session_id
         # Shielded: a cancellation between starting a client and recording its first
@@ -112,7 +123,7 @@ class Feeds:
             with anyio.move_on_after(READY_TIMEOUT):
                 await joined.ready.wait()
 
-    async def _start(self, ctx: ToolContext, feed: Feed) -> None:
+    async def _start(self, ctx: Call, feed: Feed) -> None:
         try:
             feed.process = await ctx.tmux.start_client(
                 "-C", "attach-session", "-E", "-t", feed.session_id, "-f", "read-only,ignore-size"
@@ -152,18 +163,3 @@ class Feeds:
         for feed in feeds:
             await stop_feed(tmux, feed)
 
-
-@asynccontextmanager
-async def watcher(ctx: ToolContext, pane_id: str, session_id: str) -> AsyncIterator[Activity]:
-    """Watch ``pane_id`` (in ``session_id``) for output until the block ends.
-
-    Take the baseline capture INSIDE the block: the feed is attached by then, so any
-    output after the baseline rings ``activity``.
-    """
-    reg = ctx._services.feeds
-    activity = Activity(reg, pane_id)
-    try:
-        await reg.join(ctx, activity, session_id)
-        yield activity
-    finally:
-        await reg.leave(ctx._services.tmux, activity)

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FINAL = "done"
+from muxport.testing import model_wire
+from muxport.testing.model_wire import WAITED
+
 Call = tuple[str, dict[str, Any]]
 # a step: a fixed call, or one made from the results the model has had so far
 Step = Call | Callable[[list[str]], Call]
 Script = list[Step]
-WAITED = "stand-in: waited for the MCP server's tools"  # a step the script does not count
 
 
 @dataclass
@@ -211,8 +212,6 @@ class ModelStub:
         return (name, arguments) if name else None
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[str, list[bytes]]:
-        from muxport.testing import model_wire
-
         dialect = model_wire.dialect_of(path)
         request = Request(dialect, path, body)
         if not path.endswith(("countTokens", "count_tokens")):

@@ -8,8 +8,8 @@ import itertools
 import json
 from typing import Any
 
-from muxport.testing.model_api import FINAL, WAITED
-
+FINAL = "done"  # the text of a model's turn once its script is done
+WAITED = "stand-in: waited for the MCP server's tools"  # a step the script does not count
 Call = tuple[str, dict[str, Any]] | None
 _ids = itertools.count(1)
 # Codex reaches a deferred MCP tool through its ``exec`` tool's JavaScript. The model's
