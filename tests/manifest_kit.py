@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport import CHANGE, READ, Args, Result
+from muxport import Args, Capability, Result
 
 
 class NoArgs(Args):
@@ -13,5 +13,5 @@ class Nothing(Result):
     pass
 
 
-QUIET = READ.replace(may_expose_secrets=False, may_return_untrusted_content=False)
-CHANGED = CHANGE.replace(tmux_effects=["change"])
+QUIET = Capability.READ.replace(may_expose_secrets=False, may_return_untrusted_content=False)
+CHANGED = Capability.CHANGE.replace(tmux_effects=["change"])

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 import muxport
@@ -83,3 +84,46 @@ def test_doctor_never_starts_the_dedicated_daemon(muxport_cli):
         assert not socket.exists()
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def installed_lines(stdout: str) -> dict[str, str]:
+    """``doctor``'s ``installed toolset NAME: ...`` lines, by name."""
+    prefix = "installed toolset "
+    return dict(line.removeprefix(prefix).split(": ", 1) for line in stdout.splitlines()
+                if line.startswith(prefix))
+
+
+def test_doctor_lists_every_installed_toolset_selected_or_not(muxport_cli, tmux_server):
+    """plugin-contract.md: doctor lists the installed toolsets, with their versions, and
+    says which are selected (the example toolset is installed in the dev environment and
+    off by default; issue 31)."""
+    done = muxport_cli("doctor", env={"LIBTMUX_SOCKET_PATH": tmux_server.socket_path,
+                                      "LIBTMUX_TOOLSETS": "inspect"})
+    assert done.returncode == 0, done.stderr
+    found = installed_lines(done.stdout)
+    installed = {ep.name: ep.dist for ep in metadata.entry_points(group="muxport.toolsets")}
+    assert {"clock", *FIRST_PARTY} <= set(found) == set(installed)
+    for name, dist in installed.items():
+        assert found[name].startswith(f"{dist.version} ({dist.name}; "), found[name]
+    assert re.fullmatch(r"\S+ \(muxport-inspect; selected: (\d+) of \1 tools\)", found["inspect"])
+    assert found["clock"].endswith("; not selected: 0 of 1 tools)"), found["clock"]
+    assert "not selected" in found["execute"]
+
+
+def test_tools_installed_lists_every_installed_toolset(muxport_cli, recording_tmux):
+    env = {"LIBTMUX_TMUX_BIN": recording_tmux.path}
+    versions = {ep.name: ep.dist.version for ep in metadata.entry_points(group="muxport.toolsets")}
+    done = muxport_cli("tools", "--installed", "--json", "--toolsets", "clock,inspect", env=env)
+    assert done.returncode == 0, done.stderr
+    rows = {row["toolset"]: row for row in json.loads(done.stdout)["installed"]}
+    assert {name: row["version"] for name, row in rows.items()} == versions
+    assert rows["clock"]["distribution"] == "muxport-clock"
+    assert rows["clock"]["selected_tools"] == rows["clock"]["tools"] == 1
+    assert rows["teardown"]["selected_tools"] == 0 and rows["teardown"]["tools"] > 0
+    table = muxport_cli("tools", "--installed", env=env)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["toolset", "version", "distribution", "selected"]
+    assert any(line.split()[:3] == ["clock", versions["clock"], "muxport-clock"]
+               and line.split()[3] == "0/1" for line in lines)
+    assert recording_tmux.calls() == []

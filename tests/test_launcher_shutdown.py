@@ -28,7 +28,7 @@ import tempfile
 import anyio
 from pydantic import Field
 
-from muxport import READ, Args, Result, Toolbox, ToolContext, hookimpl, tool
+from muxport import Args, Capability, Result, ToolContext, Toolbox, hookimpl, tool
 
 
 class HoldArgs(Args):
@@ -50,7 +50,8 @@ class Hold(Toolbox):
         for path in self.paths:
             os.unlink(path)
 
-    @tool(READ.replace(may_expose_secrets=False, may_return_untrusted_content=False), title="Hold")
+    @tool(Capability.READ.replace(may_expose_secrets=False, may_return_untrusted_content=False),
+          title="Hold")
     async def hold_client(self, ctx: ToolContext, args: HoldArgs) -> Held:
         """Hold a tmux wait-for client and a private file until the server shuts down."""
         fd, path = tempfile.mkstemp(prefix="hold-")

@@ -121,14 +121,15 @@ def test_a_broken_plugin_fails_startup_only_when_selected(
 
 
 FAILING_START_PLUGIN = '''
-from muxport import READ, Args, Result, Toolbox, ToolContext, hookimpl, tool
+from muxport import Args, Capability, Result, ToolContext, Toolbox, hookimpl, tool
 
 
 class Keys(Toolbox):
     async def start(self, tmux):
         raise RuntimeError("the key file /nonexistent/key is missing")
 
-    @tool(READ.replace(may_expose_secrets=False, may_return_untrusted_content=False), title="Key")
+    @tool(Capability.READ.replace(may_expose_secrets=False, may_return_untrusted_content=False),
+          title="Key")
     async def show_key(self, ctx: ToolContext, args: Args) -> Result:
         """Show the key."""
         return Result()

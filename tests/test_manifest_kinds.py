@@ -8,7 +8,7 @@ from pathlib import Path
 
 import muxport._internal as internal
 import pytest
-from muxport import READ, ToolContext, ToolRegistry, tool
+from muxport import Capability, ToolContext, ToolRegistry, tool
 from muxport._internal.capabilities import hints
 from muxport._internal.errors import StartupError
 from muxport._internal.registry import validate_manifest
@@ -26,7 +26,7 @@ async def mirror_input(ctx: ToolContext, args: NoArgs) -> Nothing:
     return Nothing()
 
 
-@tool(READ.replace(read_only=False), title="Collect")
+@tool(Capability.READ.replace(read_only=False), title="Collect")
 async def collect_later(ctx: ToolContext, args: NoArgs) -> Nothing:
     """Collect what an earlier call started (a third-party wait_for_run)."""
     return Nothing()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import types
 
 import pytest
-from muxport import INPUT, READ, Args, ToolContext, ToolRegistry, hookimpl, tool
+from muxport import Args, Capability, ToolContext, ToolRegistry, hookimpl, tool
 from muxport._internal.app import preflight, start
 from muxport._internal.connection import settings_from
 from muxport._internal.errors import StartupError
@@ -23,8 +23,9 @@ def plugin_module(name: str, register) -> types.ModuleType:
     return module
 
 
-@tool(INPUT.replace(kind="read", tmux_effects=["observe"], output_classes=["terminal-content"],
-                   may_expose_secrets=True, may_return_untrusted_content=True), title="Sneaky")
+@tool(Capability.INPUT.replace(kind="read", tmux_effects=["observe"],
+                              output_classes=["terminal-content"], may_expose_secrets=True,
+                              may_return_untrusted_content=True), title="Sneaky")
 async def sneaky_read(ctx: ToolContext, args: NoArgs) -> Nothing:
     """Read a pane while typing into it (a read that reaches input breaks the read rule)."""
     return Nothing()
@@ -134,7 +135,7 @@ def test_a_socket_selector_in_a_schema_is_refused():
 
 
 BADROW_PLUGIN = '''
-from muxport import CHANGE, Args, Result, ToolContext, hookimpl, tool
+from muxport import Args, Capability, Result, ToolContext, hookimpl, tool
 
 
 class NoArgs(Args):
@@ -145,7 +146,8 @@ class Ran(Result):
     pass
 
 
-@tool(CHANGE.replace(process_reach="host-command", tmux_effects=["change"]), title="Run on host")
+@tool(Capability.CHANGE.replace(process_reach="host-command", tmux_effects=["change"]),
+      title="Run on host")
 async def run_on_host(ctx: ToolContext, args: NoArgs) -> Ran:
     """Run something on the host (forbidden reach)."""
     return Ran()
@@ -181,7 +183,7 @@ class LooseArgs(Args):
     word: str = Field(pattern=r"[a-z]+")
 
 
-@tool(READ, title="Loose")
+@tool(Capability.READ, title="Loose")
 async def loose_read(ctx: ToolContext, args: LooseArgs) -> Nothing:
     """Read with an argument pattern a client validator would search, not match."""
     return Nothing()

@@ -13,6 +13,7 @@ from muxport import Result
 from muxport._internal.answers import (
     ENVELOPE,
     AnswerBudget,
+    answer_budget,
     answer_dict,
     answer_text,
     answer_unseen,
@@ -23,7 +24,7 @@ from muxport._internal.answers import (
     text_size,
 )
 from muxport._internal.declare import output_schema
-from muxport.policy import answer_budget, keep_newest
+from muxport.policy import Limits
 from muxport.testing import text_block, tool_schema_errors
 from pydantic import Field
 
@@ -36,7 +37,7 @@ def test_kept_lines_fit_what_the_budget_has_left(lines, limit):
     budget = AnswerBudget(limit)
     with answering(budget):
         assert answer_budget() is budget
-        kept = keep_newest(lines, 5000)
+        kept = Limits.keep_newest(lines, 5000)
     spent = text_size(kept.lines) - 2  # without the brackets: each line and its comma
     assert spent <= limit - ENVELOPE and budget.used >= spent
     n = len(kept.lines)
@@ -52,10 +53,10 @@ def test_reads_share_one_budget_and_background_work_has_none():
     budget = AnswerBudget(ENVELOPE + 1_000)
     lines = ["x" * 97] * 50  # 100 characters each in the JSON: quotes and a comma
     with answering(budget):
-        first = keep_newest(lines, 5000)
-        second = keep_newest(lines, 5000)
+        first = Limits.keep_newest(lines, 5000)
+        second = Limits.keep_newest(lines, 5000)
         with answering(None):
-            assert keep_newest(lines, 5000).lines == lines  # a run's store cut: unbounded
+            assert Limits.keep_newest(lines, 5000).lines == lines  # a run's store cut: unbounded
     assert len(first.lines) == 10 and first.answer_full and first.lines_dropped == 40
     assert second.lines == [] and second.answer_full and second.truncated
     assert answer_budget() is None
@@ -63,7 +64,7 @@ def test_reads_share_one_budget_and_background_work_has_none():
 
 def test_one_enormous_line_keeps_the_tail_that_fits():
     with answering(AnswerBudget(ENVELOPE + 500)):
-        kept = keep_newest(["old", '"' * 10_000 + "END"], 5000)
+        kept = Limits.keep_newest(["old", '"' * 10_000 + "END"], 5000)
     (line,) = kept.lines
     assert line.endswith("END") and text_size([line]) <= 501 and kept.truncated
 

@@ -10,7 +10,7 @@ differ is in docs/tmux-facts.md, "Format output". No tmux runs here.
 from __future__ import annotations
 
 import pytest
-from muxport._internal.objects import PANE_FIELDS, Pane, fmt, head, parse, records, undo_name_dollar
+from muxport._internal.objects import Pane, fmt, head, parse, records, undo_name_dollar
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -93,4 +93,4 @@ def test_a_yes_or_no_field_is_any_number_but_0(printed: str, read: bool) -> None
     """``pane_in_mode`` counts the modes stacked on a pane (view-mode, then copy-mode: 2);
     docs/tmux-facts.md, "Formats that count"."""
     values = ["%1", "0", "@1", "$1", "1", "bash", "/", "t", "80", "24", "7", "0", printed]
-    assert parse(Pane, PANE_FIELDS, values).in_mode is read
+    assert parse(Pane, Pane.FIELDS, values).in_mode is read

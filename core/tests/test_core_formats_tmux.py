@@ -7,7 +7,7 @@ import os
 import re
 
 import pytest
-from muxport._internal.objects import PANE_FIELDS, WINDOW_FIELDS, fmt, records
+from muxport._internal.objects import Pane, Window, fmt, records
 from muxport._internal.transport import Transport
 from muxport.testing.waiting import eventually_blocking
 
@@ -57,16 +57,16 @@ async def test_awkward_values_read_back_exactly(tmux_server, tmp_path) -> None:
                         lambda out: out.strip(), what="the pane's current path")
     tmux = Transport(tmux_server.binary, tmux_server.socket_path)
     try:
-        listed = await tmux.run(("list-panes", "-a", "-F", fmt(PANE_FIELDS)))
-        shown = await tmux.run(("display-message", "-p", "-t", ":0", fmt(PANE_FIELDS)))
+        listed = await tmux.run(("list-panes", "-a", "-F", fmt(Pane.FIELDS)))
+        shown = await tmux.run(("display-message", "-p", "-t", ":0", fmt(Pane.FIELDS)))
         found = records(listed.stdout) + records(shown.stdout)
         assert len(found) == 2
         for row in found:
-            pane = dict(zip(PANE_FIELDS, row, strict=True))
+            pane = dict(zip(Pane.FIELDS, row, strict=True))
             assert pane["id"].startswith("%") and pane["session_id"].startswith("$")
             assert (pane["path"], pane["title"]) == (path, expected_title)
-        listed = await tmux.run(("list-windows", "-F", fmt(WINDOW_FIELDS)))
+        listed = await tmux.run(("list-windows", "-F", fmt(Window.FIELDS)))
         (window,) = records(listed.stdout)
-        assert dict(zip(WINDOW_FIELDS, window, strict=True))["name"] == expected_name
+        assert dict(zip(Window.FIELDS, window, strict=True))["name"] == expected_name
     finally:
         await tmux.aclose()

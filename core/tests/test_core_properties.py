@@ -6,19 +6,19 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from muxport import NotFound, ServerGone, TmuxFailed, TmuxResult, classify
+from muxport import NotFound, ServerGone, TmuxFailed, classify
 from muxport._internal.budgets import wait_ceiling
 from muxport._internal.facts import GONE_MARKERS, OBJECT_KINDS
-from muxport.formats import END, SEP, records
-from muxport.policy import MAX_CHARS, clamp_lines, effective_timeout, keep_newest
-from muxport.testing import FakeTmux
+from muxport._internal.objects import END, SEP, records
+from muxport.policy import Limits
+from muxport.testing import FakeTmux, TmuxResult
 
 lines_ = st.lists(st.text(max_size=40), max_size=60)
 
 
 @given(lines_, st.integers(min_value=-3, max_value=80), st.integers(min_value=1, max_value=400))
 def test_keep_newest_keeps_the_newest_lines_within_both_budgets(lines, max_lines, max_chars):
-    kept = keep_newest(lines, max_lines, max_chars)
+    kept = Limits.keep_newest(lines, max_lines, max_chars)
     n = len(kept.lines)
     assert n <= max(0, max_lines)
     assert sum(len(line) for line in kept.lines) <= max_chars
@@ -35,29 +35,29 @@ def test_keep_newest_keeps_the_newest_lines_within_both_budgets(lines, max_lines
 
 @given(lines_, st.integers(min_value=1, max_value=80))
 def test_keep_newest_drops_nothing_that_fits(lines, max_lines):
-    if len(lines) > max_lines or sum(len(line) + 1 for line in lines) > MAX_CHARS:
+    if len(lines) > max_lines or sum(len(line) + 1 for line in lines) > Limits.MAX_CHARS:
         return
-    kept = keep_newest(lines, max_lines)
+    kept = Limits.keep_newest(lines, max_lines)
     assert (kept.lines, kept.truncated, kept.lines_dropped) == (list(lines), False, 0)
 
 
 @given(st.text(min_size=1, max_size=500), st.integers(min_value=1, max_value=100))
 def test_one_enormous_line_keeps_its_tail(line, max_chars):
-    kept = keep_newest(["older", line], 10, max_chars)
+    kept = Limits.keep_newest(["older", line], 10, max_chars)
     if len(line) > max_chars:
         assert kept.lines == [line[-max_chars:]] and kept.truncated
 
 
 @given(st.one_of(st.none(), st.integers(min_value=-10**9, max_value=10**9)))
 def test_line_budget_is_clamped_never_refused(requested):
-    budget = clamp_lines(requested)
+    budget = Limits.lines(requested)
     assert 1 <= budget <= 5000
     assert budget == (200 if requested is None else max(1, min(5000, requested)))
 
 
 @given(st.one_of(st.none(), st.floats(min_value=0, max_value=10**6, allow_nan=False)))
 def test_wait_is_clamped_to_the_ceiling(requested):
-    granted = effective_timeout(requested)
+    granted = Limits.wait(requested)
     assert 0 <= granted <= wait_ceiling()
     if requested is not None and requested <= wait_ceiling():
         assert granted == requested

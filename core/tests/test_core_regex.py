@@ -10,9 +10,14 @@ import time
 import anyio
 import pytest
 from muxport._internal import regex
-from muxport._internal.regex import MAX_SUBJECT, MatchBudget, PatternTooCostly, compile_pattern
+from muxport._internal.regex import (
+    MAX_SUBJECT,
+    MatchBudget,
+    PatternTooCostly,
+    compile_pattern,
+    search,
+)
 from muxport._internal.regex_work import compile_user_regex, match_off_loop
-from muxport.policy import search
 
 pytestmark = pytest.mark.timeout(30)
 

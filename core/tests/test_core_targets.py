@@ -9,7 +9,8 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from muxport import Args, PaneId, SessionId, WindowId, exact_id
+from muxport import Args, PaneId, SessionId, WindowId
+from muxport._internal.targets import exact_id
 from pydantic import ValidationError
 
 pytestmark = pytest.mark.timeout(30)

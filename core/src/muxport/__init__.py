@@ -10,24 +10,8 @@ private and may change. Tests use ``muxport.testing``.
 
 from muxport._internal import VERSION
 from muxport._internal.answers import answer_dict
-from muxport._internal.caller import Caller
-from muxport._internal.context import ToolContext, watcher
-from muxport._internal.declare import (
-    CHANGE,
-    COMMAND,
-    DELETE,
-    INPUT,
-    READ,
-    SPAWN,
-    Capability,
-    Effect,
-    Kind,
-    OutputClass,
-    ProcessReach,
-    Toolbox,
-    ToolSpec,
-    tool,
-)
+from muxport._internal.context import ToolContext
+from muxport._internal.declare import Capability, Toolbox, tool
 from muxport._internal.errors import (
     InvalidArgument,
     NotFound,
@@ -37,10 +21,9 @@ from muxport._internal.errors import (
     TmuxUnresponsive,
     ToolError,
 )
-from muxport._internal.facts import TmuxResult, classify
-from muxport._internal.faults import os_fault
+from muxport._internal.facts import classify
 from muxport._internal.hookspecs import hookimpl
-from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
+from muxport._internal.names import SessionName, WindowName
 from muxport._internal.registry import ToolRegistry
 from muxport._internal.targets import (
     Args,
@@ -50,54 +33,35 @@ from muxport._internal.targets import (
     SessionId,
     Timeout,
     WindowId,
-    exact_id,
 )
 from muxport._internal.tmuxclient import Tmux
 
 __version__ = VERSION
 
 __all__ = [
-    "CHANGE",
-    "COMMAND",
-    "DELETE",
-    "INPUT",
-    "READ",
-    "SPAWN",
     "Args",
-    "Caller",
     "Capability",
-    "Effect",
     "InvalidArgument",
-    "Kind",
     "MaxLines",
     "NotFound",
-    "OutputClass",
     "PaneId",
-    "PaneTitle",
-    "ProcessReach",
     "Refused",
     "Result",
     "ServerGone",
     "SessionId",
     "SessionName",
-    "StartDirectory",
     "Timeout",
     "Tmux",
     "TmuxFailed",
-    "TmuxResult",
     "TmuxUnresponsive",
     "ToolContext",
     "ToolError",
     "ToolRegistry",
-    "ToolSpec",
     "Toolbox",
     "WindowId",
     "WindowName",
     "answer_dict",
     "classify",
-    "exact_id",
     "hookimpl",
-    "os_fault",
     "tool",
-    "watcher",
 ]

@@ -4,16 +4,12 @@
 
 A format from ``fmt`` prints every value through ``#{q:}``; ``records``, ``head`` and
 ``parse`` read it back exactly on every tmux version. ``apply`` runs a command and reads
-its target back in the same invocation.
+its target back in the same invocation. ``Session``, ``Window`` and ``Pane`` carry their
+fields (``Pane.FIELDS``) and ``Pane.read`` marks the caller's pane.
 """
 
-from muxport._internal.facts import OBJECT_KINDS, literal
+from muxport._internal.facts import literal
 from muxport._internal.objects import (
-    END,
-    PANE_FIELDS,
-    SEP,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
     Pane,
     Session,
     Window,
@@ -21,18 +17,11 @@ from muxport._internal.objects import (
     fmt,
     head,
     parse,
-    parse_pane,
     records,
     undo_name_dollar,
 )
 
 __all__ = [
-    "END",
-    "OBJECT_KINDS",
-    "PANE_FIELDS",
-    "SEP",
-    "SESSION_FIELDS",
-    "WINDOW_FIELDS",
     "Pane",
     "Session",
     "Window",
@@ -41,7 +30,6 @@ __all__ = [
     "head",
     "literal",
     "parse",
-    "parse_pane",
     "records",
     "undo_name_dollar",
 ]

@@ -1,42 +1,12 @@
 """The core's policy helpers a tool calls (docs/plugin-contract.md, "muxport.policy"):
-where input may go, how a client's pattern is compiled and searched, and how much a read
-or a wait may take (and how large its answer may be).
+where input may go (``check_input``), how a client's pattern is compiled and searched
+(``UserRegex``), how much a read or a wait may take and how large its answer may be
+(``Limits``), and what of a pane's rows is a run's plumbing (``without_plumbing``).
 """
 
-from muxport._internal.answers import AnswerBudget, answer_budget
-from muxport._internal.budgets import (
-    DEFAULT_LINES,
-    DEFAULT_WAIT,
-    MAX_CHARS,
-    MAX_LINES,
-    Bounded,
-    clamp_lines,
-    effective_timeout,
-    keep_newest,
-)
-from muxport._internal.inputs import Cohort, check_input
+from muxport._internal.budgets import Limits
+from muxport._internal.inputs import check_input
 from muxport._internal.plumbing import without_plumbing
-from muxport._internal.regex import Compiled, MatchBudget, PatternTooCostly, search
-from muxport._internal.regex_work import compile_user_regex, match_off_loop
+from muxport._internal.regex_work import UserRegex
 
-__all__ = [
-    "DEFAULT_LINES",
-    "DEFAULT_WAIT",
-    "MAX_CHARS",
-    "MAX_LINES",
-    "AnswerBudget",
-    "Bounded",
-    "Cohort",
-    "Compiled",
-    "MatchBudget",
-    "PatternTooCostly",
-    "answer_budget",
-    "check_input",
-    "clamp_lines",
-    "compile_user_regex",
-    "effective_timeout",
-    "keep_newest",
-    "match_off_loop",
-    "search",
-    "without_plumbing",
-]
+__all__ = ["Limits", "UserRegex", "check_input", "without_plumbing"]

@@ -31,6 +31,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", action="append", default=[], help="add tool(s) by name")
     p.add_argument("--exclude-tool", action="append", default=[], help="remove tool(s) by name")
     p.add_argument("--json", action="store_true", help="tools: print JSON instead of a table")
+    p.add_argument("--installed", action="store_true",
+                   help="tools: list every installed toolset, selected or not, with its version")
     p.add_argument("--verbose", action="store_true",
                    help="serve: print the startup line on stderr even when it is not a "
                    "terminal (otherwise it is an MCP log message after initialize)")

@@ -15,8 +15,8 @@ from typing import Any
 
 import anyio
 import pytest
-from muxport import Refused, TmuxResult
-from muxport.testing import eventually, tool_context
+from muxport import Refused
+from muxport.testing import TmuxResult, eventually, tool_context
 from muxport_execute.frames import typed
 from muxport_execute.host.far_input import FarLooks, FarView, decide, far_reader, far_view
 from muxport_execute.host.far_input import until_far_reading as until_reading

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from muxport import InvalidArgument, Refused, TmuxResult
-from muxport.testing import FakeTmux, tool_context
+from muxport import InvalidArgument, Refused
+from muxport.testing import FakeTmux, TmuxResult, tool_context
 from muxport_execute.frames import choose as choosing
 from muxport_execute.frames.choose import choose, installation
 from muxport_execute.frames.typed import TypedStrategy

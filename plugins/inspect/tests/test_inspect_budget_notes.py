@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from muxport.policy import MAX_CHARS, MAX_LINES, Bounded
+from muxport.policy import Limits
 from muxport_inspect.screen import bounded, older_note
 
 pytestmark = pytest.mark.timeout(30)
@@ -19,16 +19,16 @@ def note(lines: list[str], max_lines: int | None) -> Any:
     return bounded(screen, args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("max_lines", [None, 200, MAX_LINES])
+@pytest.mark.parametrize("max_lines", [None, 200, Limits.MAX_LINES])
 def test_a_huge_line_left_out_by_the_character_budget_is_not_a_line_budget_matter(max_lines):
     fields = note(["x" * 400_000, "$ "], max_lines)
     assert fields["lines_dropped"] == 1
     assert "raise max_lines" not in fields["note"]
-    assert f"{MAX_CHARS}-character budget" in fields["note"], fields["note"]
+    assert f"{Limits.MAX_CHARS}-character budget" in fields["note"], fields["note"]
 
 
 def test_a_huge_only_line_is_cut_not_advised_about():
-    fields = note(["x" * 400_000], MAX_LINES)
+    fields = note(["x" * 400_000], Limits.MAX_LINES)
     assert fields["truncated"] and fields["lines_dropped"] == 0
     assert "raise max_lines" not in fields["note"] and "cut" in fields["note"]
 
@@ -36,11 +36,11 @@ def test_a_huge_only_line_is_cut_not_advised_about():
 def test_lines_left_out_by_a_line_budget_below_the_most_say_raise_it():
     fields = note([f"line {i}" for i in range(300)], 100)
     assert fields["lines_dropped"] == 200
-    assert f"raise max_lines (up to {MAX_LINES})" in fields["note"]
+    assert f"raise max_lines (up to {Limits.MAX_LINES})" in fields["note"]
 
 
 def test_lines_left_out_at_the_most_do_not_say_raise_it():
-    fields = note([f"line {i}" for i in range(MAX_LINES + 7)], MAX_LINES)
+    fields = note([f"line {i}" for i in range(Limits.MAX_LINES + 7)], Limits.MAX_LINES)
     assert fields["lines_dropped"] == 7
     assert "raise max_lines" not in fields["note"] and "capture_since" in fields["note"]
 
@@ -48,9 +48,9 @@ def test_lines_left_out_at_the_most_do_not_say_raise_it():
 @pytest.mark.parametrize(
     ("kept", "why"),
     [
-        (Bounded(["c", "d"], True, 3), "by max_lines 2"),
-        (Bounded(["d"], True, 3, answer_full=True), "within the answer budget"),
-        (Bounded(["d"], True, 3), f"by the {MAX_CHARS}-character budget"),
+        (Limits.Bounded(["c", "d"], True, 3), "by max_lines 2"),
+        (Limits.Bounded(["d"], True, 3, answer_full=True), "within the answer budget"),
+        (Limits.Bounded(["d"], True, 3), f"by the {Limits.MAX_CHARS}-character budget"),
     ],
 )
 def test_a_watch_note_names_the_capture_pane_call_whatever_budget_cut(kept, why):
@@ -62,4 +62,4 @@ def test_a_watch_note_names_the_capture_pane_call_whatever_budget_cut(kept, why)
 
 
 def test_a_watch_note_says_nothing_when_nothing_was_cut():
-    assert older_note(Bounded(["a"], False, 0), 200, []) is None
+    assert older_note(Limits.Bounded(["a"], False, 0), 200, []) is None

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
@@ -141,3 +141,31 @@ def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS
     dropped = len(lines) - len(kept)
     clipped = bool(kept) and len(kept[0]) < len(lines[len(lines) - len(kept)])
     return Bounded(kept, dropped > 0 or clipped, dropped, full and (dropped > 0 or clipped))
+
+
+
+class Limits:
+    """How much a read or a wait may take, in one place for a toolset (docs/plugin-contract.md,
+    "muxport.policy"); never instantiated."""
+
+    DEFAULT_LINES = DEFAULT_LINES  # an answer's ``max_lines`` default
+    MAX_LINES = MAX_LINES  # the largest line budget: the schema's maximum of ``MaxLines``
+    MAX_CHARS = MAX_CHARS  # the character budget of one answer's lines
+    DEFAULT_WAIT = DEFAULT_WAIT  # an answer's ``effective_timeout`` default
+    Bounded: TypeAlias = Bounded  # what ``keep_newest`` returns
+
+    @staticmethod
+    def lines(requested: int | None) -> int:
+        """The line budget used: default 200, 1..5000."""
+        return clamp_lines(requested)
+
+    @staticmethod
+    def wait(requested: float | None) -> float:
+        """The wait granted: default 30 s, up to the wait ceiling."""
+        return effective_timeout(requested)
+
+    @staticmethod
+    def keep_newest(lines: Sequence[str], max_lines: int, max_chars: int = MAX_CHARS) -> Bounded:
+        """The newest lines within the line and character budgets and what is left of the
+        call's answer budget, which they spend."""
+        return keep_newest(lines, max_lines, max_chars)

@@ -24,13 +24,16 @@ from muxport._internal.plugins import Toolsets
 from muxport._internal.selection import SelectionRequest, parse_request
 from muxport._internal.settings import Environment
 from muxport._internal.shutdown import Shutdown
-from muxport._internal.surface import build
+from muxport._internal.surface import build, installed_line, installed_rows
 
 
 def print_tools(args: argparse.Namespace) -> None:
     request = parse_request(os.environ, args.toolsets, args.tool, args.exclude_tool)
     toolsets = app.preflight(request)
     surface = build(toolsets, request, args.assume == "created", False)
+    if args.installed:
+        print_installed(installed_rows(toolsets, surface), args.json)
+        return
     if args.json:
         print(json.dumps({"selection": surface.selection,
                           "tools": [surface.rows[n] for n in sorted(surface.rows)]}, indent=1))
@@ -42,6 +45,17 @@ def print_tools(args: argparse.Namespace) -> None:
         print(f"{name:<24} {r['toolset']:<10} {r['process_reach']:<20} {effects}")
     chosen = ", ".join(surface.selection["toolsets"]) or "none"
     print(f"{len(surface.rows)} tools; toolsets: {chosen}")
+
+
+def print_installed(rows: list[dict[str, object]], as_json: bool) -> None:
+    """``tools --installed``: every installed toolset, selected or not, with its version."""
+    if as_json:
+        print(json.dumps({"installed": rows}, indent=1))
+        return
+    print(f"{'toolset':<12} {'version':<10} {'distribution':<24} selected")
+    for r in rows:
+        state = f"{r['selected_tools']}/{r['tools']}" + (" broken" if r["broken"] else "")
+        print(f"{r['toolset']:<12} {r['version']!s:<10} {r['distribution']!s:<24} {state}")
 
 
 async def doctor(args: argparse.Namespace) -> None:
@@ -80,6 +94,8 @@ async def report(conn: Connection, toolsets: Toolsets, request: SelectionRequest
     print(f"caller: {' '.join(filter(None, (caller.relation, caller.pane_id)))} ({caller.how})")
     print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
     print(f"tools ({len(surface.specs)}): {', '.join(sorted(surface.specs))}")
+    for row in installed_rows(toolsets, surface):
+        print(f"installed toolset {row['toolset']}: {installed_line(row)}")
     for name, facts in sorted(toolsets.facts.items()):
         if name in surface.selection["toolsets"]:
             for key, value in facts.items():

@@ -13,7 +13,7 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
-from muxport._internal.answers import answering
+from muxport._internal.answers import AnswerBudget, answer_budget, answering
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolSpec
@@ -121,6 +121,18 @@ class ToolContext:
         cuts the waits short after a grace, and exits (nothing started can be collected
         later by an id of this server)."""
         return self._services.shutdown.input_closed
+
+    @property
+    def answer_budget(self) -> AnswerBudget | None:
+        """The answer budget of the call being answered (None in background work):
+        ``limits.keep_newest`` spends it; a batch shares it among its reads."""
+        return answer_budget()
+
+    def watch(self, pane_id: str, session_id: str) -> AbstractAsyncContextManager[Activity]:
+        """``async with ctx.watch(pane_id, session_id) as activity``: ``await
+        activity.wait(seconds)`` is true when the pane stirred (docs/runs-and-waits.md);
+        take the baseline capture inside the block."""
+        return watcher(self, pane_id, session_id)
 
     def is_selected(self, name: str) -> bool:
         """Whether ``name`` is callable on this server (listed, or granted to this tool)."""

@@ -14,7 +14,7 @@ import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict, TypeVar, Unpack
 
 from pydantic import BaseModel
 
@@ -76,6 +76,15 @@ class Capability:
     # None: read-only exactly when it observes only and reaches no process.
     read_only: bool | None = None
 
+    # The presets, set below (docs/plugin-contract.md, "Capability rows"): a tool starts
+    # from one, ``@tool(Capability.READ)``, and varies it with ``replace``.
+    READ: ClassVar[Capability]
+    CHANGE: ClassVar[Capability]
+    SPAWN: ClassVar[Capability]
+    INPUT: ClassVar[Capability]
+    COMMAND: ClassVar[Capability]
+    DELETE: ClassVar[Capability]
+
     def __post_init__(self) -> None:  # kept as tuples, whatever sequence was given
         object.__setattr__(self, "tmux_effects", tuple(self.tmux_effects))
         object.__setattr__(self, "output_classes", tuple(self.output_classes))
@@ -97,6 +106,8 @@ COMMAND = Capability(
     "execute", "pane-command", OBSERVE_CHANGE, ("terminal-content", *META), True, True
 )
 DELETE = Capability("delete", "none", ("observe", "delete"), META, False, False)
+Capability.READ, Capability.CHANGE, Capability.SPAWN = READ, CHANGE, SPAWN
+Capability.INPUT, Capability.COMMAND, Capability.DELETE = INPUT, COMMAND, DELETE
 
 
 class Toolbox:

@@ -8,6 +8,7 @@ keeps the traceback.
 
 from __future__ import annotations
 
+import errno
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -40,6 +41,13 @@ class ToolError(Exception):
             self.retryable = retryable
         self.delivery: Delivery = delivery
         self.data = data or {}
+
+    @staticmethod
+    def from_os(exc: OSError, doing: str, delivery: Delivery = "possibly_sent") -> ToolError:
+        """The tool error an ``OSError`` raised while ``doing`` stands for (``no_space``,
+        ``resource_exhausted``, ``os_error``); ``delivery``: what reached tmux before it
+        (``not_sent`` when the caller knows nothing did)."""
+        return os_fault(exc, doing, delivery=delivery)
 
     def meta(self) -> dict[str, Any]:
         return {
@@ -140,3 +148,47 @@ class SocketMissing(TmuxUnresponsive):
     unreachable, not dead, and what runs in it goes on (docs/reliability.md)."""
 
     code = "socket_missing"
+
+
+# What the operating system refused (docs/reliability.md, "Faults answer with what
+# happened"): ENOSPC, EMFILE or a deleted tmux binary is not a muxport bug.
+EXHAUSTED = {
+    errno.EMFILE: "file descriptors",
+    errno.ENFILE: "file descriptors (system-wide)",
+    errno.EAGAIN: "processes",
+    errno.ENOMEM: "memory",
+}
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+NOT_RUNNABLE = (errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR)
+
+
+def os_fault(
+    exc: OSError, doing: str, binary: str | None = None, delivery: Delivery = "possibly_sent"
+) -> SystemFault:
+    """The tool error for ``exc``, raised while ``doing`` (e.g. "starting tmux");
+    ``delivery``: what reached tmux before it (the caller knows "not_sent")."""
+    why = exc.strerror or str(exc)
+    number = exc.errno or 0
+    if binary is not None and number in NOT_RUNNABLE:
+        return SystemFault(
+            f"the tmux binary {binary} cannot be run ({why}): it was removed or changed "
+            "under muxport; reinstall tmux (apt-get install tmux), or restart muxport with "
+            "--tmux pointing at a working one",
+            code="tmux_missing",
+        )
+    if number in EXHAUSTED:
+        return SystemFault(
+            f"muxport ran out of {EXHAUSTED[number]} while {doing} ({why}); nothing was "
+            "done; let other calls finish (or cancel some) and try again",
+            code="resource_exhausted", retryable=True,
+        )
+    if number in NO_SPACE:
+        return SystemFault(
+            f"no space left on the device while {doing} ({why}); free disk space "
+            "(TMPDIR holds muxport's private files) and try again",
+            code="no_space", retryable=True, delivery=delivery,
+        )
+    return SystemFault(
+        f"{doing} failed: {why}; check the file system and permissions, then try again",
+        code="os_error", delivery=delivery,
+    )

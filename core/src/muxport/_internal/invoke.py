@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
-from muxport._internal.faults import os_fault
+from muxport._internal.errors import os_fault
 
 DEADLINE = 4.0  # seconds one tmux invocation may take before it is killed
 SPARE_PIPES = 4  # a process start needs three pipes and a pidfd: eight descriptors

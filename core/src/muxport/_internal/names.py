@@ -1,4 +1,5 @@
-"""Names and titles tmux keeps exactly as given (shared by every toolset that sets one).
+"""Session and window names tmux keeps exactly as given (shared by the toolsets that set
+one; a pane title and a start directory are their one toolset's own).
 
 tmux format-expands the commands that set names (pass values through ``literal()``).
 What tmux would still store differently is refused up front with the reason, rather
@@ -56,25 +57,6 @@ def _session_name(value: str) -> str:
     return _tmux_keeps(value, "session name")
 
 
-def _title(value: str) -> str:
-    bad = _controls(value)
-    if bad:
-        raise ValueError(
-            f"the title contains the control character {bad}; tmux silently ignores such "
-            "a title, so pass printable text"
-        )
-    return value
-
-
-def _absolute(value: str) -> str:
-    if not value.startswith("/"):
-        raise ValueError("start_directory must be an absolute path, e.g. /home/me/project")
-    bad = _controls(value)
-    if bad:
-        raise ValueError(f"start_directory contains the control character {bad}")
-    return value
-
-
 SessionName = Annotated[
     str,
     Field(
@@ -92,14 +74,4 @@ WindowName = Annotated[
         description="kept exactly ('#' too); no \\ or control chars",
     ),
     AfterValidator(_window_name),
-]
-PaneTitle = Annotated[
-    str,
-    Field(max_length=1024, description="kept exactly ('#' too); printable"),
-    AfterValidator(_title),
-]
-StartDirectory = Annotated[
-    str,
-    Field(min_length=1, max_length=4096, description="absolute, existing"),
-    AfterValidator(_absolute),
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -118,6 +118,11 @@ class Session(BaseModel):
     windows: int
     created: int = Field(description="creation, epoch seconds")
 
+    FIELDS: ClassVar[dict[str, str]] = {
+        "id": "session_id", "name": "session_name", "attached": "session_attached",
+        "windows": "session_windows", "created": "session_created",
+    }
+
 
 class Window(BaseModel):
     id: str
@@ -129,6 +134,12 @@ class Window(BaseModel):
     width: int
     height: int
     zoomed: bool = False
+
+    FIELDS: ClassVar[dict[str, str]] = {
+        "id": "window_id", "index": "window_index", "name": "window_name",
+        "session_id": "session_id", "active": "window_active", "panes": "window_panes",
+        "width": "window_width", "height": "window_height", "zoomed": "window_zoomed_flag",
+    }
 
 
 class Pane(BaseModel):
@@ -149,22 +160,19 @@ class Pane(BaseModel):
         default=None, description="muxport's own pane"
     )
 
+    FIELDS: ClassVar[dict[str, str]] = {
+        "id": "pane_id", "index": "pane_index", "window_id": "window_id",
+        "session_id": "session_id", "active": "pane_active", "command": "pane_current_command",
+        "path": "pane_current_path", "title": "pane_title", "width": "pane_width",
+        "height": "pane_height", "pid": "pane_pid", "dead": "pane_dead",
+        "in_mode": "pane_in_mode",
+    }
 
-SESSION_FIELDS = {
-    "id": "session_id", "name": "session_name", "attached": "session_attached",
-    "windows": "session_windows", "created": "session_created",
-}
-WINDOW_FIELDS = {
-    "id": "window_id", "index": "window_index", "name": "window_name",
-    "session_id": "session_id", "active": "window_active", "panes": "window_panes",
-    "width": "window_width", "height": "window_height", "zoomed": "window_zoomed_flag",
-}
-PANE_FIELDS = {
-    "id": "pane_id", "index": "pane_index", "window_id": "window_id",
-    "session_id": "session_id", "active": "pane_active", "command": "pane_current_command",
-    "path": "pane_current_path", "title": "pane_title", "width": "pane_width",
-    "height": "pane_height", "pid": "pane_pid", "dead": "pane_dead", "in_mode": "pane_in_mode",
-}
+    @classmethod
+    def read(cls, values: Sequence[str], caller: Caller) -> Pane:
+        """One pane from a record of ``fmt(Pane.FIELDS)``, marked when it is the caller's."""
+        return parse(cls, cls.FIELDS, values, caller=caller.marks(values[0] if values else ""))
+
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -189,10 +197,6 @@ def parse(model: type[M], fields: dict[str, str], values: Sequence[str], **extra
             data[key] = int(str(data[key])) if data[key] else None
     data.update(extra)
     return model.model_validate(data)
-
-
-def parse_pane(values: Sequence[str], caller: Caller) -> Pane:
-    return parse(Pane, PANE_FIELDS, values, caller=caller.marks(values[0] if values else ""))
 
 
 async def apply(

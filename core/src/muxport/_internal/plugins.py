@@ -23,10 +23,12 @@ GROUP = "muxport.toolsets"
 
 @dataclass
 class Toolsets:
-    """The outcome of discovery: tools per toolset, and plugins that failed to load."""
+    """The outcome of discovery: tools per toolset, and plugins that failed to load;
+    ``distributions`` and ``versions`` name every installed one, broken ones too."""
 
     tools: dict[str, list[ToolSpec]] = field(default_factory=dict)
     distributions: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -37,17 +39,18 @@ class Toolsets:
         return {spec.name: spec for specs in self.tools.values() for spec in specs}
 
 
-def discover() -> dict[str, tuple[str, object]]:
-    """Entry-point name -> (distribution name, unloaded entry point)."""
-    found: dict[str, tuple[str, object]] = {}
+def discover() -> dict[str, tuple[str, str, object]]:
+    """Entry-point name -> (distribution name, its version, unloaded entry point)."""
+    found: dict[str, tuple[str, str, object]] = {}
     for ep in importlib_metadata.entry_points(group=GROUP):
         dist = ep.dist.name if ep.dist is not None else "?"
+        version = ep.dist.version if ep.dist is not None else "?"
         if ep.name in found and found[ep.name][0] != dist:
             raise StartupError(
                 f"toolset {ep.name} is provided by two distributions: "
                 f"{found[ep.name][0]} and {dist}"
             )
-        found[ep.name] = (dist, ep)
+        found[ep.name] = (dist, version, ep)
     return found
 
 
@@ -57,13 +60,12 @@ def load(extra: dict[str, ModuleType | object] | None = None) -> Toolsets:
     pm.add_hookspecs(hookspecs)
     result = Toolsets()
     plugins: dict[str, object] = {}
-    for name, (dist, ep) in discover().items():
+    for name, (dist, version, ep) in discover().items():
+        result.distributions[name], result.versions[name] = dist, version
         try:
             plugins[name] = ep.load()  # type: ignore[attr-defined]
         except Exception as exc:  # a broken plugin fails startup only if selected
             result.broken[name] = f"distribution {dist}: {type(exc).__name__}: {exc}"
-            continue
-        result.distributions[name] = dist
     for name, plugin in (extra or {}).items():
         plugins[name] = plugin
         result.distributions[name] = f"(in process) {getattr(plugin, '__name__', name)}"

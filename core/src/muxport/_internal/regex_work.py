@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeAlias, TypeVar
 
 import anyio
 from anyio.lowlevel import RunVar
 
-from muxport._internal.regex import Compiled, MatchBudget, compile_pattern
+from muxport._internal.regex import (
+    Compiled,
+    MatchBudget,
+    PatternTooCostly,
+    compile_pattern,
+    search,
+)
 
 T = TypeVar("T")
 
@@ -67,3 +73,42 @@ async def match_off_loop(budget: MatchBudget, work: Callable[[], T]) -> T:
     return await anyio.to_thread.run_sync(
         run, limiter=_limiter(_matching, MATCH_THREADS), abandon_on_cancel=True
     )
+
+
+class UserRegex:
+    """A client's pattern compiled with RE2 within the cost limits: the public face of
+    this module and ``regex`` (docs/plugin-contract.md, "muxport.policy")."""
+
+    TooCostly: TypeAlias = PatternTooCostly  # a pattern or a search past a limit
+    Budget: TypeAlias = MatchBudget  # the CPU time one call's matching may use
+
+    def __init__(self, compiled: Compiled) -> None:
+        self._compiled = compiled
+
+    @property
+    def pattern(self) -> str:
+        return self._compiled.pattern
+
+    @property
+    def program_size(self) -> int:
+        """RE2 instructions."""
+        return self._compiled.program_size
+
+    def __repr__(self) -> str:
+        return f"UserRegex({self.pattern!r}, program_size={self.program_size})"
+
+    @classmethod
+    async def compile(cls, text: str) -> UserRegex:
+        """``text`` compiled off the event loop: ``ValueError`` says why RE2 refuses it,
+        ``TooCostly`` which limit it breaks."""
+        return cls(await compile_user_regex(text))
+
+    def search(self, line: str, budget: MatchBudget) -> int:
+        """Where the pattern first matches ``line`` (-1: nowhere), within a bounded subject;
+        only inside ``match_off_loop`` (raises ``TooCostly`` past the budget)."""
+        return search(self._compiled, line, budget)
+
+    @staticmethod
+    async def match_off_loop(budget: MatchBudget, work: Callable[[], T]) -> T:
+        """Run ``work`` (which calls ``search``) in a matching thread, off the event loop."""
+        return await match_off_loop(budget, work)

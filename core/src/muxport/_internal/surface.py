@@ -83,3 +83,31 @@ def build(
         "broken_toolsets": dict(toolsets.broken),
     }
     return Surface(specs, known, args, rows, nested, selection)
+
+
+def installed_rows(toolsets: Toolsets, surface: Surface) -> list[dict[str, Any]]:
+    """Every installed toolset, selected or not, with its version and how many of its tools
+    are selected (``doctor``, ``tools --installed``; docs/plugin-contract.md)."""
+    rows = []
+    for name in sorted(set(toolsets.distributions) | set(toolsets.tools)):
+        specs = toolsets.tools.get(name, [])
+        rows.append({
+            "toolset": name,
+            "version": toolsets.versions.get(name, "?"),
+            "distribution": toolsets.distributions.get(name, "?"),
+            "tools": len(specs),
+            "selected_tools": sum(surface.specs.get(spec.name) is spec for spec in specs),
+            "broken": toolsets.broken.get(name),
+        })
+    return rows
+
+
+def installed_line(row: dict[str, Any]) -> str:
+    """One toolset as ``doctor`` prints it: ``0.1.0 (muxport-clock; not selected: 0 of 1
+    tools)``."""
+    if row["broken"]:
+        state = f"broken: {row['broken']}"
+    else:
+        selected = "selected" if row["selected_tools"] else "not selected"
+        state = f"{selected}: {row['selected_tools']} of {row['tools']} tools"
+    return f"{row['version']} ({row['distribution']}; {state})"

@@ -13,6 +13,8 @@ The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so
 project that installs muxport gets them.
 """
 
+from muxport._internal.caller import Caller
+from muxport._internal.facts import TmuxResult
 from muxport.testing import hooks, reach
 from muxport.testing.clients import (
     CheckedCalls,
@@ -32,11 +34,13 @@ from muxport.testing.waiting import eventually, eventually_blocking
 
 __all__ = [
     "HOSTILE_PATTERNS",
+    "Caller",
     "CheckedCalls",
     "FakeTmux",
     "JsonLines",
     "MCPError",
     "ShellPane",
+    "TmuxResult",
     "TmuxServer",
     "answer_of",
     "capability_row",

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from muxport import Caller, TmuxResult, ToolContext
+from muxport import ToolContext
 from muxport._internal.app import App
+from muxport._internal.caller import Caller
 from muxport._internal.context import Services
+from muxport._internal.facts import TmuxResult
 from muxport._internal.invoke import DEADLINE
 from muxport._internal.transport import Transport
 

@@ -6,7 +6,7 @@ the argument and answer bases, the exact-id type and ``apply`` on the context's 
 
 from __future__ import annotations
 
-from muxport import CHANGE, Args, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
+from muxport import Args, Capability, PaneId, Result, ToolContext, ToolRegistry, hookimpl, tool
 from muxport.formats import apply
 
 
@@ -25,7 +25,7 @@ MODE = {"in_mode": "pane_in_mode", "mode": "pane_mode"}  # field -> tmux format 
 
 # CHANGE with only the "change" effect: the answer is read back, but nothing is observed
 # beyond the pane the tool changed.
-@tool(CHANGE.replace(tmux_effects=["change"]), title="Show clock")
+@tool(Capability.CHANGE.replace(tmux_effects=["change"]), title="Show clock")
 async def show_clock(ctx: ToolContext, args: ShowClockArgs) -> ClockShown:
     """Put one pane into tmux's clock mode (a big clock until a key is pressed in it).
 

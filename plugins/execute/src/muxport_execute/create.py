@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import SPAWN, Args, InvalidArgument, Result, SessionId, TmuxFailed, ToolContext, tool
-from muxport.formats import (
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
-    Session,
-    Window,
-    fmt,
-    literal,
-    parse,
-    records,
+from muxport import (
+    Args,
+    Capability,
+    InvalidArgument,
+    Result,
+    SessionId,
+    TmuxFailed,
+    ToolContext,
+    tool,
 )
+from muxport.formats import Session, Window, fmt, literal, parse, records
 from pydantic import Field, model_validator
 
 from muxport_execute.naming import (
@@ -61,14 +61,14 @@ SESSION_LITERAL = dict.fromkeys(("session_name", "window_name", "start_directory
 WINDOW_LITERAL = dict.fromkeys(("window_name", "start_directory"), LITERAL)
 
 
-@tool(SPAWN, title="Create session", input_literalization=SESSION_LITERAL)
+@tool(Capability.SPAWN, title="Create session", input_literalization=SESSION_LITERAL)
 async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCreated:
     """Create a detached session running the configured shell; names are kept literally.
 
     No command is accepted. Starts the tmux server if none runs.
     """
     directory = await checked_directory(ctx.tmux, args.start_directory)
-    fields = {**SESSION_FIELDS, **IDS}
+    fields = {**Session.FIELDS, **IDS}
     command = ["new-session", "-d", "-P", "-F", fmt(fields)]
     command += named("-s", args.session_name) + named("-n", args.window_name)
     command += named("-c", directory)
@@ -103,14 +103,14 @@ class WindowCreated(Window, Result):
     pane_id: str
 
 
-@tool(SPAWN, title="Create window", input_literalization=WINDOW_LITERAL)
+@tool(Capability.SPAWN, title="Create window", input_literalization=WINDOW_LITERAL)
 async def create_window(ctx: ToolContext, args: CreateWindowArgs) -> WindowCreated:
     """Create a window running the configured shell; not made current unless attach.
 
     No command is accepted; the name is kept literally.
     """
     directory = await checked_directory(ctx.tmux, args.start_directory)
-    fields = {**WINDOW_FIELDS, "pane_id": "pane_id"}
+    fields = {**Window.FIELDS, "pane_id": "pane_id"}
     command = ["new-window", "-P", "-F", fmt(fields), "-t", f"{args.session_id}:"]
     if not args.attach:
         command.append("-d")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, tool
+from muxport import Args, Capability, PaneId, Refused, Result, ToolContext, ToolError, tool
 from muxport.policy import check_input
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
@@ -84,7 +84,7 @@ async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     )
 
 
-@tool(INPUT, title="Send keys")
+@tool(Capability.INPUT, title="Send keys")
 async def send_keys(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     """Send key names (Enter, C-c, Up) or, with literal, text to a pane; reports who received them.
 
@@ -117,7 +117,9 @@ class BatchResult(Result):
     results: list[RowResult]
 
 
-@tool(INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes")
+@tool(
+    Capability.INPUT.replace(may_return_untrusted_content=True), title="Send keys to several panes"
+)
 async def send_keys_batch(runs: RunTable, ctx: ToolContext, args: BatchArgs) -> BatchResult:
     """Send several send_keys rows in order, each checked as send_keys is."""
     if not ctx.is_selected("send_keys"):

@@ -11,10 +11,31 @@ machine cannot look at: there it is passed on unchecked, and the answer's note s
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import anyio
-from muxport import InvalidArgument, SessionName, StartDirectory, Tmux, WindowName
+from muxport import InvalidArgument, SessionName, Tmux, WindowName
+from pydantic import AfterValidator, Field
 
 __all__ = ["SessionName", "StartDirectory", "WindowName", "checked_directory", "unchecked_note"]
+
+
+def _absolute(value: str) -> str:
+    """An absolute path without control characters (tmux would store them escaped)."""
+    if not value.startswith("/"):
+        raise ValueError("start_directory must be an absolute path, e.g. /home/me/project")
+    for ch in value:
+        if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF:
+            raise ValueError(f"start_directory contains the control character {ch!r}")
+    return value
+
+
+# Only this toolset starts panes in a directory, so the type is its own.
+StartDirectory = Annotated[
+    str,
+    Field(min_length=1, max_length=4096, description="absolute, existing"),
+    AfterValidator(_absolute),
+]
 
 
 async def checked_directory(tmux: Tmux, path: str | None) -> str | None:

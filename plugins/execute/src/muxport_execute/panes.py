@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport import SPAWN, Args, PaneId, Refused, Result, ToolContext, tool
-from muxport.formats import PANE_FIELDS, Pane, fmt, literal, parse_pane, records
+from muxport import Args, Capability, PaneId, Refused, Result, ToolContext, tool
+from muxport.formats import Pane, fmt, literal, records
 from pydantic import Field
 
 from muxport_execute.naming import StartDirectory, checked_directory, unchecked_note
@@ -26,19 +26,23 @@ class PaneCreated(Pane, Result):
     pass
 
 
-@tool(SPAWN, title="Split window", input_literalization={"start_directory": "double-hash-once"})
+@tool(
+    Capability.SPAWN,
+    title="Split window",
+    input_literalization={"start_directory": "double-hash-once"},
+)
 async def split_window(ctx: ToolContext, args: SplitArgs) -> PaneCreated:
     """Split a pane into a new one running the configured shell; focus stays where it was.
 
     No command is accepted.
     """
     directory = await checked_directory(ctx.tmux, args.start_directory)
-    command = ["split-window", "-d", "-P", "-F", fmt(PANE_FIELDS),
+    command = ["split-window", "-d", "-P", "-F", fmt(Pane.FIELDS),
                "-t", args.pane_id, *SPLIT[args.direction], "-l", f"{args.percent}%"]
     if directory is not None:
         command += ["-c", literal(directory)]
     out = await ctx.tmux.run(command)
-    pane = parse_pane(records(out.stdout)[0], ctx.caller)
+    pane = Pane.read(records(out.stdout)[0], ctx.caller)
     return PaneCreated(**pane.model_dump(), note=unchecked_note(ctx.tmux, directory))
 
 
@@ -52,7 +56,7 @@ class Respawned(Result):
     restarted: bool
 
 
-RESPAWN = SPAWN.replace(
+RESPAWN = Capability.SPAWN.replace(
     tmux_effects=["observe", "change", "delete"], may_return_untrusted_content=False
 )
 

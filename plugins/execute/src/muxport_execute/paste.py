@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import anyio
-from muxport import INPUT, Args, PaneId, Result, ToolContext, tool
+from muxport import Args, Capability, PaneId, Result, ToolContext, tool
 from muxport.policy import check_input
 from pydantic import Field, field_validator
 
@@ -37,7 +37,7 @@ class Pasted(Result):
     lines: int
 
 
-@tool(INPUT, title="Paste text")
+@tool(Capability.INPUT, title="Paste text")
 async def paste_text(runs: RunTable, ctx: ToolContext, args: PasteArgs) -> Pasted:
     """Paste text into one pane only, through a private tmux buffer deleted afterwards.
 

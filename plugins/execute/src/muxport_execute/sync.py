@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from muxport import CHANGE, Args, Result, ToolContext, WindowId, tool
+from muxport import Args, Capability, Result, ToolContext, WindowId, tool
 from pydantic import Field
 
 
@@ -19,8 +19,12 @@ class SyncSet(Result):
     )
 
 
-@tool(CHANGE.replace(tmux_effects=["change"], amplifies_future_input=True, idempotent=True),
-      title="Set synchronize-panes")
+@tool(
+    Capability.CHANGE.replace(
+        tmux_effects=["change"], amplifies_future_input=True, idempotent=True
+    ),
+    title="Set synchronize-panes",
+)
 async def set_synchronize_panes(ctx: ToolContext, args: SyncArgs) -> SyncSet:
     """Turn a window's synchronize-panes on or off: later keys reach all its panes, or one.
 

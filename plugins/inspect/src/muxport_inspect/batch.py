@@ -16,17 +16,15 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from muxport import (
-    READ,
     Args,
+    Capability,
     InvalidArgument,
     Result,
     ToolContext,
     ToolError,
-    ToolSpec,
     answer_dict,
     tool,
 )
-from muxport.policy import answer_budget
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -94,8 +92,9 @@ def _refuse_all(value: Any) -> Any:
     )
 
 
-def batch_args(permitted: Mapping[str, ToolSpec]) -> type[BaseModel]:
-    """The served argument model: each operation names one of ``permitted`` (an enum)."""
+def batch_args(permitted: Mapping[str, object]) -> type[BaseModel]:
+    """The served argument model: each operation names one of ``permitted`` (an enum; the
+    core passes each permitted tool's declaration, only the names are read here)."""
     names = sorted(permitted)
     choices: Any = Literal.__getitem__(tuple(names)) if names else str
     check: Any = BeforeValidator(_eligible(names)) if names else AfterValidator(_refuse_all)
@@ -166,7 +165,7 @@ def size(value: Any) -> int:
 
 
 @tool(
-    READ.replace(output_classes=[
+    Capability.READ.replace(output_classes=[
         "tmux-metadata", "terminal-content", "process-environment", "configured-command"
     ]),
     title="Call read tools batch",
@@ -183,7 +182,7 @@ async def call_read_tools_batch(ctx: ToolContext, args: BatchArgs) -> BatchResul
     used = ENVELOPE
     dropped = 0
     stopped_at = None
-    budget = answer_budget()  # the batch's one answer budget, shared by every read
+    budget = ctx.answer_budget  # the batch's one answer budget, shared by every read
     cap = min(ANSWER_CAP, budget.limit) if budget is not None else ANSWER_CAP
     for index, (operation, arguments) in enumerate(zip(args.operations, models, strict=True)):
         name = operation.tool

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from muxport import READ, InvalidArgument, classify, exact_id
-from muxport.formats import OBJECT_KINDS
+from typing import Any
+
+from muxport import Capability, InvalidArgument, PaneId, SessionId, WindowId, classify
 from muxport.policy import without_plumbing
+from pydantic import TypeAdapter, ValidationError
 
 # Every inspect tool observes only; outputs differ per tool (docs/plugin-contract.md).
-METADATA = READ
-SCREEN = READ.replace(output_classes=["terminal-content", "tmux-metadata"])
-CONFIGURED = READ.replace(output_classes=["tmux-metadata", "configured-command"])
+METADATA = Capability.READ
+SCREEN = Capability.READ.replace(output_classes=["terminal-content", "tmux-metadata"])
+CONFIGURED = Capability.READ.replace(output_classes=["tmux-metadata", "configured-command"])
 
 
-TARGETS = OBJECT_KINDS  # scope -> (id prefix, listing tool)
+# scope -> (id prefix, listing tool): this toolset's listings name the ids of each kind
+TARGETS = {
+    "pane": ("%", "list_panes"), "window": ("@", "list_windows"), "session": ("$", "list_sessions")
+}
+# scope -> the exact-id argument type, checking a target as an argument of that kind
+EXACT: dict[str, TypeAdapter[Any]] = {
+    "pane": TypeAdapter(PaneId), "window": TypeAdapter(WindowId), "session": TypeAdapter(SessionId)
+}
 
 
 def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
@@ -26,9 +35,12 @@ def scoped_target(scope: str, target: str | None, tool: str) -> str | None:
             "(or use scope server for the global value)"
         )
     try:
-        return exact_id(target, prefix)
-    except ValueError as exc:
-        raise InvalidArgument(f"target for scope {scope}: {exc}") from None
+        checked: str = EXACT[scope].validate_python(target)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        why = first.get("ctx", {}).get("error") or first["msg"]
+        raise InvalidArgument(f"target for scope {scope}: {why}") from None
+    return checked
 
 
 def scope_of_target(target: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from muxport import Args, InvalidArgument, PaneId, Result, ToolContext, tool
 from muxport.formats import fmt, records
-from muxport.policy import MAX_CHARS
+from muxport.policy import Limits
 from pydantic import BeforeValidator, Field
 
 from muxport_inspect.common import (
@@ -20,6 +20,8 @@ from muxport_inspect.common import (
     scoped_target,
     target_missing,
 )
+
+MAX_CHARS = Limits.MAX_CHARS
 
 VariableName = Annotated[
     str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z][A-Za-z0-9_]*$")

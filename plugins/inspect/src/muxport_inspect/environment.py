@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
-from muxport import READ, Args, Result, SessionId, ToolContext, tool
+from muxport import Args, Capability, Result, SessionId, ToolContext, tool
 from muxport.formats import undo_name_dollar
-from muxport.policy import MAX_CHARS
+from muxport.policy import Limits
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import target_missing
 from muxport_inspect.listings import session_by_name
+
+MAX_CHARS = Limits.MAX_CHARS
 
 
 class EnvironmentArgs(Args):
@@ -37,7 +39,7 @@ ENV_ENTRY = re.compile(r'unset ([^;\n]*);\n|([^=\n]*)="((?:[^"\\]|\\.)*)"; expor
 SHELL_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
-@tool(READ.replace(output_classes=["process-environment"]), title="Show environment")
+@tool(Capability.READ.replace(output_classes=["process-environment"]), title="Show environment")
 async def show_environment(ctx: ToolContext, args: EnvironmentArgs) -> Environment:
     """Read a session's environment (or the global one): variables and removed names."""
     session_id = args.session_id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from muxport import READ, Args, InvalidArgument, Result, ToolContext, tool
+from muxport import Args, Capability, InvalidArgument, Result, ToolContext, tool
 from pydantic import Field
 
 from muxport_inspect.common import scope_of_target, scoped_target, target_missing
@@ -36,7 +36,7 @@ class Hooks(Result):
 HOOK_LINE = re.compile(r"^([a-z0-9-]+)\[([0-9]+)\] (.*)$")
 
 
-@tool(READ.replace(output_classes=["configured-command"]), title="Show hooks")
+@tool(Capability.READ.replace(output_classes=["configured-command"]), title="Show hooks")
 async def show_hooks(ctx: ToolContext, args: HooksArgs) -> Hooks:
     """List the commands tmux hooks run (global, or a session's, window's or pane's)."""
     scope = args.scope or (scope_of_target(args.target) if args.target else None) or "server"

@@ -6,18 +6,7 @@ from collections.abc import Sequence
 from typing import Annotated, Literal, TypeVar
 
 from muxport import Args, PaneId, Result, ServerGone, SessionId, ToolContext, WindowId, tool
-from muxport.formats import (
-    END,
-    PANE_FIELDS,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
-    Pane,
-    Window,
-    fmt,
-    parse,
-    parse_pane,
-    records,
-)
+from muxport.formats import Pane, Session, Window, fmt, parse, records
 from pydantic import BaseModel, BeforeValidator, Field
 
 from muxport_inspect.common import METADATA
@@ -65,9 +54,9 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
     try:
         out = await ctx.tmux.run(
             ("display-message", "-p", fmt(SERVER_FIELDS)),
-            ("list-sessions", "-F", "s" + END),
-            ("list-windows", "-a", "-F", "w" + END),
-            ("list-panes", "-a", "-F", "p" + END),
+            ("list-sessions", "-F", fmt(["session_id"])),
+            ("list-windows", "-a", "-F", fmt(["window_id"])),
+            ("list-panes", "-a", "-F", fmt(["pane_id"])),
             ("list-clients", "-F", fmt(CLIENT_FIELDS)),
         )
     except ServerGone:
@@ -87,7 +76,7 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
             note="no tmux server is running on this socket; create_session starts one",
         )
     rows = records(out.stdout)
-    kinds = [r[0] for r in rows[1:] if len(r) == 1 and r[0] in ("s", "w", "p")]
+    kinds = [r[0][:1] for r in rows[1:] if len(r) == 1]  # each object's id: $1, @2 or %3
     clients = [parse(Client, CLIENT_FIELDS, r) for r in rows[1:] if len(r) > 1]
     return parse(
         ServerInfo,
@@ -95,9 +84,9 @@ async def get_server_info(ctx: ToolContext, args: NoArgs) -> ServerInfo:
         rows[0],
         running=True,
         socket_path=ctx.tmux.socket_path,
-        sessions=kinds.count("s"),
-        windows=kinds.count("w"),
-        panes=kinds.count("p"),
+        sessions=kinds.count("$"),
+        windows=kinds.count("@"),
+        panes=kinds.count("%"),
         clients=clients,
         caller_pane_id=ctx.caller.pane_id,
         inside_this_server=inside,
@@ -121,13 +110,13 @@ class SessionDetail(Result):
 @tool(METADATA, title="Get session info")
 async def get_session_info(ctx: ToolContext, args: SessionArgs) -> SessionDetail:
     """Describe one session: name, clients, start path, active window, windows."""
-    head = {**SESSION_FIELDS, "active_window_id": "window_id", "path": "session_path"}
+    head = {**Session.FIELDS, "active_window_id": "window_id", "path": "session_path"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.session_id, fmt(head)),
-        ("list-windows", "-t", args.session_id, "-F", fmt(WINDOW_FIELDS)),
+        ("list-windows", "-t", args.session_id, "-F", fmt(Window.FIELDS)),
     )
     rows = records(out.stdout)
-    windows = [parse(Window, WINDOW_FIELDS, r) for r in rows[1:]]
+    windows = [parse(Window, Window.FIELDS, r) for r in rows[1:]]
     return parse(SessionDetail, head, rows[0], windows=windows)  # the list, not the count
 
 
@@ -151,13 +140,13 @@ class WindowDetail(Result):
 @tool(METADATA, title="Get window info")
 async def get_window_info(ctx: ToolContext, args: WindowArgs) -> WindowDetail:
     """Describe one window: size, zoom, panes, and a layout select_layout takes back."""
-    head = {**WINDOW_FIELDS, "layout": "window_layout"}
+    head = {**Window.FIELDS, "layout": "window_layout"}
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.window_id, fmt(head)),
-        ("list-panes", "-t", args.window_id, "-F", fmt(PANE_FIELDS)),
+        ("list-panes", "-t", args.window_id, "-F", fmt(Pane.FIELDS)),
     )
     rows = records(out.stdout)
-    panes = [parse_pane(r, ctx.caller) for r in rows[1:]]
+    panes = [Pane.read(r, ctx.caller) for r in rows[1:]]
     return parse(WindowDetail, head, rows[0], panes=panes)  # the list, not the count
 
 
@@ -173,7 +162,7 @@ class PaneDetail(Pane, Result):
 
 
 PANE_DETAIL = {
-    **PANE_FIELDS,
+    **Pane.FIELDS,
     "history_lines": "history_size",
     "history_limit": "history_limit",
     "zoomed": "window_zoomed_flag",
@@ -226,7 +215,7 @@ class PlacedPane(Pane):
 
 
 PLACED_FIELDS = {
-    **PANE_FIELDS, "left": "pane_left", "top": "pane_top", "right": "pane_right",
+    **Pane.FIELDS, "left": "pane_left", "top": "pane_top", "right": "pane_right",
     "bottom": "pane_bottom",
 }
 

@@ -3,18 +3,7 @@
 from __future__ import annotations
 
 from muxport import Args, NotFound, Result, ServerGone, SessionId, ToolContext, WindowId, tool
-from muxport.formats import (
-    PANE_FIELDS,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
-    Pane,
-    Session,
-    Window,
-    fmt,
-    parse,
-    parse_pane,
-    records,
-)
+from muxport.formats import Pane, Session, Window, fmt, parse, records
 from pydantic import Field, model_validator
 
 from muxport_inspect.common import METADATA, scope
@@ -29,19 +18,19 @@ class NoArgs(Args):
 
 
 async def read_sessions(ctx: ToolContext) -> list[Session]:
-    out = await ctx.tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
-    return [parse(Session, SESSION_FIELDS, line) for line in records(out.stdout)]
+    out = await ctx.tmux.run(("list-sessions", "-F", fmt(Session.FIELDS)))
+    return [parse(Session, Session.FIELDS, line) for line in records(out.stdout)]
 
 
 async def read_windows(ctx: ToolContext, session_id: str | None) -> list[Window]:
     where = ["-t", session_id] if session_id else ["-a"]
-    out = await ctx.tmux.run(("list-windows", *where, "-F", fmt(WINDOW_FIELDS)))
-    return [parse(Window, WINDOW_FIELDS, line) for line in records(out.stdout)]
+    out = await ctx.tmux.run(("list-windows", *where, "-F", fmt(Window.FIELDS)))
+    return [parse(Window, Window.FIELDS, line) for line in records(out.stdout)]
 
 
 async def read_panes(ctx: ToolContext, session_id: str | None, window_id: str | None) -> list[Pane]:
-    out = await ctx.tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(PANE_FIELDS)))
-    return [parse_pane(line, ctx.caller) for line in records(out.stdout)]
+    out = await ctx.tmux.run(("list-panes", *scope(session_id, window_id), "-F", fmt(Pane.FIELDS)))
+    return [Pane.read(line, ctx.caller) for line in records(out.stdout)]
 
 
 class SessionList(Result):

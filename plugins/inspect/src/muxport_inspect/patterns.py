@@ -11,14 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from muxport import InvalidArgument
-from muxport.policy import (
-    Compiled,
-    MatchBudget,
-    PatternTooCostly,
-    compile_user_regex,
-    match_off_loop,
-    search,
-)
+from muxport.policy import UserRegex
 from pydantic import BeforeValidator, Field
 
 MAX_PATTERNS = 32
@@ -60,8 +53,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class Patterns:
-    wanted: tuple[tuple[str, Compiled | None], ...]
-    stops: tuple[tuple[str, Compiled | None], ...]
+    wanted: tuple[tuple[str, UserRegex | None], ...]
+    stops: tuple[tuple[str, UserRegex | None], ...]
 
     @property
     def any(self) -> bool:
@@ -81,15 +74,15 @@ class Patterns:
                 f"{MAX_TOTAL_BYTES}: wait for fewer or shorter patterns"
             )
 
-        async def build(items: list[str], what: str) -> tuple[tuple[str, Compiled | None], ...]:
+        async def build(items: list[str], what: str) -> tuple[tuple[str, UserRegex | None], ...]:
             built = []
             for index, text in enumerate(items):
                 compiled = None
                 if regex:
                     try:
-                        compiled = await compile_user_regex(text)
-                    except PatternTooCostly as exc:
-                        raise PatternTooCostly(
+                        compiled = await UserRegex.compile(text)
+                    except UserRegex.TooCostly as exc:
+                        raise UserRegex.TooCostly(
                             f"{what}[{index}] {text[:80]!r} is {exc.message}", data=exc.data
                         ) from None
                     except ValueError as exc:
@@ -107,7 +100,7 @@ class Patterns:
         worker thread within one ``MatchBudget``."""
         if not lines or not (self.wanted or (stop and self.stops)):
             return None
-        budget = MatchBudget()
+        budget = UserRegex.Budget()
         stops = self.stops if stop else ()
 
         def scan() -> Hit | None:
@@ -121,12 +114,12 @@ class Patterns:
             return None
 
         try:
-            return await match_off_loop(budget, scan)
-        except PatternTooCostly as exc:
-            raise PatternTooCostly(
+            return await UserRegex.match_off_loop(budget, scan)
+        except UserRegex.TooCostly as exc:
+            raise UserRegex.TooCostly(
                 f"waiting for these patterns is {exc.message}", data=exc.data
             ) from None
 
 
-def _found(text: str, compiled: Compiled | None, line: str, budget: MatchBudget) -> bool:
-    return search(compiled, line, budget) >= 0 if compiled is not None else text in line
+def _found(text: str, compiled: UserRegex | None, line: str, budget: UserRegex.Budget) -> bool:
+    return compiled.search(line, budget) >= 0 if compiled is not None else text in line

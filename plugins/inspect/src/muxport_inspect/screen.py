@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from muxport import Args, MaxLines, PaneId, Result, ToolContext, tool
-from muxport.formats import PANE_FIELDS, Pane, fmt, head, parse_pane
-from muxport.policy import DEFAULT_LINES, MAX_CHARS, MAX_LINES, Bounded, clamp_lines, keep_newest
+from muxport.formats import Pane, fmt, head
+from muxport.policy import Limits
 from pydantic import BaseModel, Field
 
 from muxport_inspect.common import HIDDEN_FIELD, SCREEN, shown
 
-HEADER = fmt(("cursor_x", "cursor_y", *PANE_FIELDS.values()))
+MAX_CHARS, MAX_LINES = Limits.MAX_CHARS, Limits.MAX_LINES
+
+HEADER = fmt(("cursor_x", "cursor_y", *Pane.FIELDS.values()))
 
 
 class Cursor(BaseModel):
@@ -59,7 +61,7 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
     )
     fields, body = head(out.stdout)
     x, y, rest = fields[0], fields[1], fields[2:]
-    pane = parse_pane(rest, ctx.caller)
+    pane = Pane.read(rest, ctx.caller)
     lines, hidden = shown(screen_lines(body))
     while lines and not lines[-1]:  # blank once the rows below it were left out
         lines.pop()
@@ -69,10 +71,10 @@ async def read_screen(ctx: ToolContext, pane_id: str, history: bool) -> Screen:
 
 def bounded(screen: Screen, args: CaptureArgs) -> dict[str, Any]:
     """The answer fields both reads share: the newest lines within the budgets, and why."""
-    budget = clamp_lines(args.max_lines)
+    budget = Limits.lines(args.max_lines)
     end = max(0, len(screen.lines) - args.skip)
     lines = screen.lines[:end]
-    kept = keep_newest(lines, budget)
+    kept = Limits.keep_newest(lines, budget)
     # the rows left out among the kept lines: each page (skip) counts the rows before its
     # lines, the newest page also those after them, so pages never count a row twice
     first = end - len(kept.lines)
@@ -86,7 +88,7 @@ def bounded(screen: Screen, args: CaptureArgs) -> dict[str, Any]:
     }
 
 
-def budget_note(args: CaptureArgs, used: int, kept: Bounded, by_lines: int) -> str | None:
+def budget_note(args: CaptureArgs, used: int, kept: Limits.Bounded, by_lines: int) -> str | None:
     """Why lines are missing, and only the advice that can help: a line budget already at
     its most is not worth raising, and no line budget brings back what the character
     budget left out; what the answer budget left out is paged back with ``skip``."""
@@ -121,7 +123,7 @@ def budget_note(args: CaptureArgs, used: int, kept: Bounded, by_lines: int) -> s
     return "; ".join(parts) or None
 
 
-def older_note(kept: Bounded, used: int, after: list[str]) -> str | None:
+def older_note(kept: Limits.Bounded, used: int, after: list[str]) -> str | None:
     """Why a watch's answer (capture_since, wait_for_text) lacks its oldest new lines, and
     the capture_pane call that returns them: ``after`` is what follows the kept lines on
     the pane (the cursor's line and the rows below it), which ``skip`` steps over too."""
@@ -155,7 +157,7 @@ class CapturedPane(Result):
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
     cursor: Cursor
-    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
+    max_lines: int = Field(default=Limits.DEFAULT_LINES, description="the line budget used")
 
 
 @tool(SCREEN, title="Capture pane")
@@ -175,7 +177,7 @@ class Snapshot(Result):
     hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
-    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
+    max_lines: int = Field(default=Limits.DEFAULT_LINES, description="the line budget used")
 
 
 @tool(SCREEN, title="Snapshot pane")

@@ -10,13 +10,7 @@ from dataclasses import dataclass, field
 
 from muxport import Args, InvalidArgument, Result, SessionId, ToolContext, tool
 from muxport.formats import fmt, records
-from muxport.policy import (
-    MatchBudget,
-    PatternTooCostly,
-    compile_user_regex,
-    match_off_loop,
-    search,
-)
+from muxport.policy import UserRegex
 from pydantic import BaseModel, Field, field_validator
 
 from muxport_inspect.common import HIDDEN_FIELD, SCREEN, scope, shown, utf8_len
@@ -82,21 +76,21 @@ class SearchResult(Result):
     hidden_rows: int = Field(default=0, description=HIDDEN_FIELD + ", not searched")
 
 
-async def matcher(args: SearchArgs, budget: MatchBudget) -> Callable[[str], int]:
+async def matcher(args: SearchArgs, budget: UserRegex.Budget) -> Callable[[str], int]:
     """A function giving the match start in a line, or -1 (in a matching thread)."""
     if not args.regex:
         return lambda line: line.find(args.pattern)
     try:
-        compiled = await compile_user_regex(args.pattern)
-    except PatternTooCostly as exc:
-        raise PatternTooCostly(f"pattern is {exc.message}", data=exc.data) from None
+        compiled = await UserRegex.compile(args.pattern)
+    except UserRegex.TooCostly as exc:
+        raise UserRegex.TooCostly(f"pattern is {exc.message}", data=exc.data) from None
     except ValueError as exc:
         raise InvalidArgument(
             f"pattern is not a usable regular expression: {exc}; or pass regex: false "
             "to search for the text literally"
         ) from None
 
-    return lambda line: search(compiled, line, budget)
+    return lambda line: compiled.search(line, budget)
 
 
 def clip(line: str, start: int) -> str:
@@ -189,7 +183,7 @@ class Scan:
 @tool(SCREEN, title="Search panes")
 async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
     """Search the visible screens of all panes (or one session's) for text or a regex."""
-    budget = MatchBudget()
+    budget = UserRegex.Budget()
     find = await matcher(args, budget)
     listing = await ctx.tmux.run(
         (
@@ -206,9 +200,9 @@ async def search_panes(ctx: ToolContext, args: SearchArgs) -> SearchResult:
         chunk = todo[offset : offset + CHUNK]
         screens = await captures(ctx, [p[0] for p in chunk])
         try:
-            await match_off_loop(budget, functools.partial(scan.chunk, chunk, screens))
-        except PatternTooCostly as exc:
-            raise PatternTooCostly(f"pattern is {exc.message}", data=exc.data) from None
+            await UserRegex.match_off_loop(budget, functools.partial(scan.chunk, chunk, screens))
+        except UserRegex.TooCostly as exc:
+            raise UserRegex.TooCostly(f"pattern is {exc.message}", data=exc.data) from None
         if scan.limited:
             break
     searched, matches, more = scan.searched, scan.matches, scan.more

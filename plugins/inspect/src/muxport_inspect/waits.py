@@ -6,13 +6,7 @@ import time
 from typing import Literal
 
 from muxport import Args, MaxLines, PaneId, Result, Timeout, ToolContext
-from muxport.policy import (
-    DEFAULT_LINES,
-    DEFAULT_WAIT,
-    clamp_lines,
-    effective_timeout,
-    keep_newest,
-)
+from muxport.policy import Limits
 from pydantic import Field
 
 from muxport_inspect.common import HIDDEN_FIELD
@@ -62,11 +56,11 @@ class WaitForText(Result):
         default=None, description="pass it to the next wait_for_text or capture_since"
     )
     seconds: float = Field(description="seconds waited")
-    effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")
+    effective_timeout: float = Field(default=Limits.DEFAULT_WAIT, description="the timeout used")
     hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = Field(default=0, description="older lines left out by the budgets")
-    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
+    max_lines: int = Field(default=Limits.DEFAULT_LINES, description="the line budget used")
 
 
 NOTES = {
@@ -86,8 +80,8 @@ class Wait:
 
     def __init__(self, ctx: ToolContext, args: WaitForTextArgs, patterns: Patterns) -> None:
         self.ctx, self.args, self.patterns = ctx, args, patterns
-        self.budget = clamp_lines(args.max_lines)
-        self.timeout = effective_timeout(args.timeout)
+        self.budget = Limits.lines(args.max_lines)
+        self.timeout = Limits.wait(args.timeout)
         self.start = time.monotonic()
         self.output: list[str] = []
         self.hidden = 0  # rows of muxport's runs left out of the new output
@@ -101,7 +95,7 @@ class Wait:
         self, outcome: Outcome, hit: Hit | None = None, cursor: str | None = None
     ) -> WaitForText:
         tail = self.tail()
-        kept = keep_newest(self.output + tail, self.budget)
+        kept = Limits.keep_newest(self.output + tail, self.budget)
         after = self.below if tail else [self.cursor_line, *self.below]
         notes = [NOTES[outcome], older_note(kept, self.budget, after)]
         if self.cleared:

@@ -6,8 +6,8 @@ import time
 
 import anyio
 from muxport import (
-    READ,
     Args,
+    Capability,
     MaxLines,
     NotFound,
     PaneId,
@@ -15,9 +15,8 @@ from muxport import (
     ServerGone,
     ToolContext,
     tool,
-    watcher,
 )
-from muxport.policy import DEFAULT_LINES, clamp_lines, keep_newest
+from muxport.policy import Limits
 from pydantic import Field
 
 from muxport_inspect.common import HIDDEN_FIELD
@@ -27,7 +26,7 @@ from muxport_inspect.patterns import Patterns
 from muxport_inspect.screen import older_note
 from muxport_inspect.waits import CURSOR_FIELD, Wait, WaitForText, WaitForTextArgs
 
-META = READ.replace(output_classes=["terminal-content"])
+META = Capability.READ.replace(output_classes=["terminal-content"])
 # Looks at one busy pane are spaced at least this far apart (output arriving in a
 # stream rings the doorbell far more often than a reader needs to capture).
 MIN_LOOK_SPACING = 0.02
@@ -54,7 +53,7 @@ class CaptureSince(Result):
     hidden_rows: int = Field(default=0, description=HIDDEN_FIELD)
     truncated: bool = False
     lines_dropped: int = 0
-    max_lines: int = Field(default=DEFAULT_LINES, description="the line budget used")
+    max_lines: int = Field(default=Limits.DEFAULT_LINES, description="the line budget used")
 
 
 @tool(META, title="Capture new pane lines since a cursor")
@@ -63,11 +62,11 @@ async def capture_since(sign: Signer, ctx: ToolContext, args: CaptureSinceArgs) 
 
     No cursor: a baseline. Cursor "last": since this server's newest answer for the pane.
     """
-    budget = clamp_lines(args.max_lines)
+    budget = Limits.lines(args.max_lines)
     cursor = sign.resolve(args.cursor, args.pane_id)
     token = (sign, cursor) if cursor is not None else None
     current, result = await advance(ctx, args.pane_id, None, budget, token)
-    kept = keep_newest(result.lines, budget)
+    kept = Limits.keep_newest(result.lines, budget)
     notes: list[str | None] = []
     if cursor is None:
         notes.append('baseline taken; cursor "last" returns what follows')
@@ -123,7 +122,7 @@ async def _wait(sign: Signer, ctx: ToolContext, args: WaitForTextArgs) -> WaitFo
     label = " or ".join(repr(p) for p in (args.patterns or [])[:3]) or "new output"
     what = f"{label} in {args.pane_id}"
     async with (
-        watcher(ctx, args.pane_id, session_id) as activity,
+        ctx.watch(args.pane_id, session_id) as activity,
         ctx.heartbeat(what, wait.timeout),
     ):
         try:

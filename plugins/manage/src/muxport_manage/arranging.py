@@ -16,7 +16,7 @@ from muxport import (
     WindowId,
     tool,
 )
-from muxport.formats import PANE_FIELDS, WINDOW_FIELDS, apply
+from muxport.formats import Pane, Window, apply
 from pydantic import Field
 
 from muxport_manage import layouts
@@ -74,7 +74,7 @@ class SwapAnswer(Result):
 async def select_window(ctx: ToolContext, args: SelectWindowArgs) -> WindowAnswer:
     """Make one window its session's current window (what an attached client shows)."""
     select = ("select-window", "-t", args.window_id)
-    return await apply(ctx.tmux, select, WindowAnswer, WINDOW_FIELDS, args.window_id)
+    return await apply(ctx.tmux, select, WindowAnswer, Window.FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Select a pane")
@@ -82,7 +82,7 @@ async def select_pane(ctx: ToolContext, args: SelectPaneArgs) -> PaneAnswer:
     """Make one pane the active pane of its window."""
     select = ("select-pane", "-t", args.pane_id)
     caller = ctx.caller.marks(args.pane_id)
-    return await apply(ctx.tmux, select, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
+    return await apply(ctx.tmux, select, PaneAnswer, Pane.FIELDS, args.pane_id, caller=caller)
 
 
 @tool(STRUCTURAL.replace(idempotent=True), title="Select a layout")

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from muxport import Args, Result, Timeout, Toolbox, ToolContext, ToolError, tool
-from muxport.policy import DEFAULT_WAIT, effective_timeout
+from muxport.policy import Limits
 from pydantic import BeforeValidator, Field
 
 from muxport_manage.common import CHANNEL
@@ -73,7 +73,7 @@ class WaitAnswer(Result):
     text_omits = frozenset({"effective_timeout"})  # what the call named (docs/answers.md)
     outcome: Literal["signalled", "timed_out", "server_gone"]
     seconds: float = Field(description="seconds waited")
-    effective_timeout: float = Field(default=DEFAULT_WAIT, description="the timeout used")
+    effective_timeout: float = Field(default=Limits.DEFAULT_WAIT, description="the timeout used")
 
 
 class SignalArgs(Args):
@@ -92,7 +92,7 @@ async def wait_for_channel(
 
     End your commands with `; tmux wait-for -S <channel>`.
     """
-    budget = effective_timeout(args.timeout)
+    budget = Limits.wait(args.timeout)
     start = time.monotonic()
     waits = box.waits
     waits[args.channel] += 1

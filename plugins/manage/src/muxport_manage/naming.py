@@ -17,16 +17,7 @@ from muxport import (
     WindowId,
     tool,
 )
-from muxport.formats import (
-    PANE_FIELDS,
-    SESSION_FIELDS,
-    WINDOW_FIELDS,
-    Pane,
-    Session,
-    Window,
-    apply,
-    literal,
-)
+from muxport.formats import Pane, Session, Window, apply, literal
 
 from muxport_manage.common import NAMED, PaneTitle, SessionName, WindowName
 
@@ -63,7 +54,7 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
     """Rename one session to exactly new_name ('#' kept literally)."""
     try:
         rename = ("rename-session", "-t", args.session_id, "--", literal(args.new_name))
-        return await apply(ctx.tmux, rename, SessionAnswer, SESSION_FIELDS, args.session_id)
+        return await apply(ctx.tmux, rename, SessionAnswer, Session.FIELDS, args.session_id)
     except TmuxFailed as exc:
         if "duplicate session" in exc.message:
             raise InvalidArgument(
@@ -77,7 +68,7 @@ async def rename_session(ctx: ToolContext, args: RenameSessionArgs) -> SessionAn
 async def rename_window(ctx: ToolContext, args: RenameWindowArgs) -> WindowAnswer:
     """Rename one window to exactly new_name ('#' kept literally); automatic renaming goes off."""
     rename = ("rename-window", "-t", args.window_id, "--", literal(args.new_name))
-    return await apply(ctx.tmux, rename, WindowAnswer, WINDOW_FIELDS, args.window_id)
+    return await apply(ctx.tmux, rename, WindowAnswer, Window.FIELDS, args.window_id)
 
 
 @tool(NAMED, title="Set a pane title", input_literalization={"title": "double-hash-once"})
@@ -85,7 +76,7 @@ async def set_pane_title(ctx: ToolContext, args: SetPaneTitleArgs) -> PaneAnswer
     """Set one pane's title to exactly title ('#' kept literally); its program may change it."""
     retitle = ("select-pane", "-t", args.pane_id, "-T", literal(args.title))
     caller = ctx.caller.marks(args.pane_id)
-    pane = await apply(ctx.tmux, retitle, PaneAnswer, PANE_FIELDS, args.pane_id, caller=caller)
+    pane = await apply(ctx.tmux, retitle, PaneAnswer, Pane.FIELDS, args.pane_id, caller=caller)
     if pane.title != args.title:
         pane.note = (
             f"tmux shows the title {pane.title!r} instead; a program in the pane may "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from muxport import Args, PaneId, ToolContext, WindowId, tool
-from muxport.formats import PANE_FIELDS, WINDOW_FIELDS, apply, fmt, parse, records
+from muxport.formats import Pane, Window, apply, fmt, parse, records
 from pydantic import model_validator
 
 from muxport_manage.common import NAMED, Cells
@@ -54,7 +54,7 @@ def shortfall(args: ResizeArgs, width: int, height: int) -> list[str]:
 async def resize_window(ctx: ToolContext, args: ResizeWindowArgs) -> WindowAnswer:
     """Set one window's size in cells (omitted: unchanged); its window-size becomes manual."""
     resize = ("resize-window", "-t", args.window_id, *flags(args))
-    window = await apply(ctx.tmux, resize, WindowAnswer, WINDOW_FIELDS, args.window_id)
+    window = await apply(ctx.tmux, resize, WindowAnswer, Window.FIELDS, args.window_id)
     missed = shortfall(args, window.width, window.height)
     if missed:
         window.note = "tmux set " + " and ".join(missed)
@@ -67,12 +67,12 @@ async def resize_pane(ctx: ToolContext, args: ResizePaneArgs) -> PaneAnswer:
     out = await ctx.tmux.run(
         ("display-message", "-p", "-t", args.pane_id, fmt(SIZE)),
         ("resize-pane", "-t", args.pane_id, *flags(args)),
-        ("display-message", "-p", "-t", args.pane_id, fmt(PANE_FIELDS)),
+        ("display-message", "-p", "-t", args.pane_id, fmt(Pane.FIELDS)),
     )
     before, after = records(out.stdout)
     old_width, old_height = (int(v) for v in before)
     pane = parse(
-        PaneAnswer, PANE_FIELDS, after, caller=ctx.caller.marks(args.pane_id)
+        PaneAnswer, Pane.FIELDS, after, caller=ctx.caller.marks(args.pane_id)
     )
     missed = shortfall(args, pane.width, pane.height)
     if (pane.width, pane.height) == (old_width, old_height) and missed:

@@ -6,13 +6,14 @@ and never the tmux server itself.
 
 from __future__ import annotations
 
-from muxport import DELETE, Args, PaneId, Result, SessionId, ToolContext, WindowId, tool
+from muxport import Args, Capability, PaneId, Result, SessionId, ToolContext, WindowId, tool
 from pydantic import Field
 
 from muxport_teardown.guard import check_caller, check_server_survives, topology
 
-KILL = DELETE
-CLEAR = DELETE.replace(tmux_effects=["delete"], idempotent=True)  # clearing twice: the same
+KILL = Capability.DELETE
+# clearing twice: the same
+CLEAR = Capability.DELETE.replace(tmux_effects=["delete"], idempotent=True)
 ConfirmSelf = Field(
     default=False,
     description="even muxport's own pane",

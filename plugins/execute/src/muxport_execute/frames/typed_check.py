@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 import anyio
-from muxport import Refused, ToolContext, watcher
+from muxport import Refused, ToolContext
 
 from muxport_execute.notes import WAYS_SUMMARY, clear_line, is_posix_shell, program_name
 from muxport_execute.pane.line_state import PendingInput
@@ -91,7 +91,7 @@ async def prompt_line(ctx: ToolContext, pane_id: str, session_id: str) -> Line:
     if line.left.strip():
         return line
     with anyio.move_on_after(PROMPT_BOUND):
-        async with watcher(ctx, pane_id, session_id) as activity:
+        async with ctx.watch(pane_id, session_id) as activity:
             while not line.left.strip():
                 await activity.wait(activity.recheck_interval())
                 line = await read_line(ctx.tmux, pane_id)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from muxport import TmuxUnresponsive, ToolContext, ToolError, watcher
+from muxport import TmuxUnresponsive, ToolContext, ToolError
 
 from muxport_execute.frames.base import Emit, Ending, extract, resumed_note
 from muxport_execute.frames.typed_end import far_end, job_state, shown
@@ -60,7 +60,7 @@ async def look_until(
     """Capture the pane on each of its output events until ``found`` answers, the pane
     is gone, or ``bound`` seconds pass (None: no bound)."""
     deadline = None if bound is None else anyio.current_time() + bound
-    async with watcher(ctx, pane_id, session_id) as activity:
+    async with ctx.watch(pane_id, session_id) as activity:
         while True:
             try:
                 seen = await observe(ctx.tmux, pane_id, pane_pid)

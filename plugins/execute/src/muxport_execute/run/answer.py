@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal
 
 import anyio
-from muxport import Result, ToolContext, ToolError, os_fault
-from muxport.policy import DEFAULT_LINES, DEFAULT_WAIT, clamp_lines, keep_newest
+from muxport import Result, ToolContext, ToolError
+from muxport.policy import Limits
 from pydantic import Field, WithJsonSchema
 
 from muxport_execute.frames.base import FrameName
@@ -53,8 +53,8 @@ class RunAnswer(Result):
     lines_dropped: int = 0
     run_id: str | None = Field(default=None, description="for wait_for_run while it runs")
     seconds: float = Field(description="how long it ran")
-    effective_timeout: float = DEFAULT_WAIT
-    max_lines: int = DEFAULT_LINES
+    effective_timeout: float = Limits.DEFAULT_WAIT
+    max_lines: int = Limits.DEFAULT_LINES
     reason: str | None = None
     pane_lines: list[str] | None = None
     frame: FrameName = Field(default="local", description="local or typed")
@@ -72,8 +72,8 @@ def answer(
     max_lines: int | None, timeout: float, note: str | None = None,
     reading: Reader | None = None, outgrew: bool = False,
 ) -> RunAnswer:
-    budget = clamp_lines(max_lines)
-    kept = keep_newest(lines, budget)
+    budget = Limits.lines(max_lines)
+    kept = Limits.keep_newest(lines, budget)
     ending = run.ending if run.final else None
     dropped = run.stored_dropped if ending else 0
     note = ending.note if ending else note
@@ -133,7 +133,7 @@ def _tool_error(exc: BaseException) -> ToolError | None:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     if isinstance(exc, OSError):  # out of descriptors reading /proc: the run goes on
-        fault = os_fault(exc, "watching the run")
+        fault = ToolError.from_os(exc, "watching the run")
         fault.delivery = "observed"  # its line was typed
         return fault
     return exc if isinstance(exc, ToolError) else None

@@ -14,8 +14,8 @@ import time
 from dataclasses import replace
 
 import anyio
-from muxport import ToolContext, ToolError, os_fault
-from muxport.policy import MAX_LINES, check_input, keep_newest, without_plumbing
+from muxport import ToolContext, ToolError
+from muxport.policy import Limits, check_input, without_plumbing
 
 from muxport_execute.frames.base import Ending, Event, Outcome, Strategy
 from muxport_execute.frames.choose import Requested, choose
@@ -68,7 +68,7 @@ def _end(run: Run, ending: Ending) -> None:
         return
     if run.frame is not None:  # no marker text in any answer, whichever path read it
         ending = scrubbed(run.frame, ending)
-    kept = keep_newest(ending.output, MAX_LINES)
+    kept = Limits.keep_newest(ending.output, Limits.MAX_LINES)
     run.output, run.stored_dropped = kept.lines, kept.lines_dropped
     run.stored_truncated = kept.truncated
     run.ending = ending
@@ -122,12 +122,16 @@ async def start(
             frame = await _frame(ctx, table, run, command, suppress_history, requested)
             early = await frame.prepare(ctx)
         except OSError as exc:  # a full disk writing the frame's files: nothing was typed
-            raise os_fault(exc, "writing the run's private files", delivery="not_sent") from exc
+            raise ToolError.from_os(
+                exc, "writing the run's private files", delivery="not_sent"
+            ) from exc
         if early is None:
             try:
                 view = await frame.send(ctx)
             except OSError as exc:  # reading /proc before typing: nothing was typed
-                raise os_fault(exc, "reading the pane's processes", delivery="not_sent") from exc
+                raise ToolError.from_os(
+                    exc, "reading the pane's processes", delivery="not_sent"
+                ) from exc
             except ToolError as error:
                 # out of descriptors, no tmux client started: nothing was typed
                 if error.code != "resource_exhausted":

@@ -5,8 +5,8 @@ The run itself is its driver's (run/driver.py); the answer is run/answer.py's.
 
 from __future__ import annotations
 
-from muxport import COMMAND, READ, Args, MaxLines, PaneId, Timeout, ToolContext, tool
-from muxport.policy import effective_timeout
+from muxport import Args, Capability, MaxLines, PaneId, Timeout, ToolContext, tool
+from muxport.policy import Limits
 from pydantic import Field
 
 from muxport_execute.frames.choose import Requested
@@ -45,7 +45,7 @@ class WaitRunArgs(Args):
     max_lines: MaxLines = None
 
 
-@tool(COMMAND, title="Run a shell command")
+@tool(Capability.COMMAND, title="Run a shell command")
 async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> RunAnswer:
     """Run a command in a pane's shell and return its exit status and only its output.
 
@@ -53,7 +53,7 @@ async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> 
     completed; timed_out, waiting_for_input (then wait_for_run); stopped; not_started;
     lost; pane_gone; server_gone; error. The note names the next step.
     """
-    timeout = effective_timeout(args.timeout)
+    timeout = Limits.wait(args.timeout)
     # an OSError (a full disk writing the frame) answers with what the system refused
     run = await driver.start(
         ctx, runs, args.pane_id, args.command, args.suppress_history, args.frame
@@ -65,11 +65,14 @@ async def run_shell_command(runs: RunTable, ctx: ToolContext, args: RunArgs) -> 
 # arguments changes anything (no interrupt: a stuck run is send_keys C-c's). Its own
 # reads (a look at the pane, a far host's look) go through the hook check; the run's
 # watcher is run_shell_command's (docs/plugin-contract.md, "Kinds").
-@tool(READ.replace(output_classes=["terminal-content", "tmux-metadata"]), title="Wait for a run")
+@tool(
+    Capability.READ.replace(output_classes=["terminal-content", "tmux-metadata"]),
+    title="Wait for a run",
+)
 async def wait_for_run(runs: RunTable, ctx: ToolContext, args: WaitRunArgs) -> RunAnswer:
     """Wait for a run of run_shell_command; return its exit status and output (same outcomes)."""
     run = runs.get(args.run_id)
-    return await settle(ctx, run, effective_timeout(args.timeout), args.max_lines)
+    return await settle(ctx, run, Limits.wait(args.timeout), args.max_lines)
 
 
 TOOLS = [run_shell_command, wait_for_run]
