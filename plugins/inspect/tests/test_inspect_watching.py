@@ -54,7 +54,7 @@ async def test_capture_since_and_wait_over_stdio(stdio_client, shell_pane, tmux_
         schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
         first = ok(await client.call_tool("capture_since", {"pane_id": pane.pane_id}))
         assert tool_schema_errors(schemas["capture_since"], first) == []
-        assert "content" not in first and first["new_lines"] == 0 and "continuous" not in first
+        assert first["content"] == [] and first["new_lines"] == 0 and "continuous" not in first
         cursor, seen, log = first["cursor"], [], []
         for look in range(10):
             # Lines of up to ~130 characters wrap in the 80-column pane; -J joins them back.
