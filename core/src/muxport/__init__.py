@@ -41,6 +41,7 @@ from muxport._internal.facts import TmuxResult, classify
 from muxport._internal.faults import os_fault
 from muxport._internal.hookspecs import hookimpl
 from muxport._internal.names import PaneTitle, SessionName, StartDirectory, WindowName
+from muxport._internal.privatedirs import PrivateDirs
 from muxport._internal.registry import ToolRegistry
 from muxport._internal.targets import (
     Args,
@@ -75,6 +76,7 @@ __all__ = [
     "OutputClass",
     "PaneId",
     "PaneTitle",
+    "PrivateDirs",
     "ProcessReach",
     "Refused",
     "Result",
