@@ -100,8 +100,8 @@ class SshHost(Host):
         """How the far server is reached (doctor, tmux://capabilities)."""
         return {"host": self.destination, "host_transport": (
             f"ssh: one OpenSSH master (control socket {self.control_path}, in a 0700 "
-                f"directory); the far socket forwarded to {self.forward_path}; "
-                f"masters started: {self.connections}")}
+            f"directory); the far socket forwarded to {self.forward_path}; "
+            f"masters started: {self.connections}")}
 
     def attach(self, command: str) -> str:
         return f"ssh -t {self.destination} {command}"
