@@ -66,3 +66,28 @@ def test_the_ssh_masters_and_the_runs_share_it() -> None:
     assert isinstance(sshhost.DIRS, PrivateDirs) and isinstance(owners.RUNS, PrivateDirs)
     assert (sshhost.DIRS.prefix, owners.RUNS.prefix) == ("muxport-ssh-", "mxr-")
     assert os.path.basename(owners.directory_prefix()).startswith("mxr-")
+
+
+def test_out_of_descriptors_nothing_is_judged_dead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EMFILE says nothing of a process: the owner is not "gone", its directory stays."""
+    import builtins
+    import errno
+
+    dirs = PrivateDirs("muxport-test-", str(tmp_path))
+    assert PrivateDirs.me() is not None  # known before the descriptors ran out
+    dead = dead_owner()
+    gone = tmp_path / f"muxport-test-{dead.key}-abcd1234"
+    gone.mkdir()
+    real_open = builtins.open
+
+    def exhausted(path, *args, **kwargs):
+        if str(path).startswith("/proc/"):
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", exhausted)
+    with pytest.raises(OSError):
+        PrivateDirs.is_dead(dead)
+    assert dirs.sweep() == 0 and gone.is_dir()

@@ -15,6 +15,7 @@ never dead: what they left is not touched. Where ``/proc`` cannot tell, nothing 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -26,12 +27,17 @@ from pathlib import Path
 
 
 def _start(pid: int) -> tuple[int, str] | None:
-    """The process's start time (clock ticks after boot) and state; None: no such process."""
+    """The process's start time (clock ticks after boot) and state; None: no such process.
+    Out of descriptors ``/proc`` says nothing of the process: raised, never "gone"."""
     try:
         with open(f"/proc/{int(pid)}/stat", "rb") as file:
             fields = file.read().rpartition(b")")[2].split()
         return int(fields[19]), fields[0].decode()
-    except (OSError, ValueError, IndexError):
+    except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE):
+            raise
+        return None
+    except (ValueError, IndexError):
         return None
 
 
@@ -114,9 +120,9 @@ class PrivateDirs:
             return []
         for entry in listed:
             owner = self.owner_of(entry.name)
-            if owner is None or not self.is_dead(owner):
-                continue
-            try:
+            try:  # what cannot be judged (no descriptors left) is kept
+                if owner is None or not self.is_dead(owner):
+                    continue
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
