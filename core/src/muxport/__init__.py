@@ -24,6 +24,7 @@ from muxport._internal.errors import (
 from muxport._internal.facts import classify
 from muxport._internal.hookspecs import hookimpl
 from muxport._internal.names import SessionName, WindowName
+from muxport._internal.privatedirs import PrivateDirs
 from muxport._internal.registry import ToolRegistry
 from muxport._internal.targets import (
     Args,
@@ -45,6 +46,7 @@ __all__ = [
     "MaxLines",
     "NotFound",
     "PaneId",
+    "PrivateDirs",
     "Refused",
     "Result",
     "ServerGone",

@@ -43,6 +43,12 @@ class Tripped(AssertionError):
     may swallow it)."""
 
 
+class FarHost:
+    """The served server's host as a toolset sees it (``Tmux.host``): another one."""
+
+    kind, local, name = "ssh", False, FAR
+
+
 class FarTmux(FakeTmux):
     """A server on ``FAR``: one pane ``%1`` running ``command`` at a prompt."""
 
@@ -59,10 +65,7 @@ class FarTmux(FakeTmux):
             "pane_pipe": "0",
         }
         self.screen = ["deploy@far:~$ ls", PROMPT]
-
-    @property
-    def remote_host(self) -> str | None:
-        return FAR
+        self.host = FarHost()  # type: ignore[assignment]
 
     def _answer(self, command: Sequence[str]) -> str:
         if command[0] == "capture-pane":

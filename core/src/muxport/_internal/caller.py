@@ -59,8 +59,9 @@ def _ancestors(pid: int) -> list[int]:
 
 async def detect(tmux: Transport, env: Mapping[str, str]) -> Caller:
     """Work out the caller relation once, at startup."""
-    if tmux.remote_host is not None:  # its panes' pids are the far host's, not ancestors
-        return Caller("outside", None, f"the served server is on {tmux.remote_host} (ssh)")
+    if not tmux.host.local:  # its panes' pids are the far host's, not ancestors
+        return Caller("outside", None, f"the served server is on {tmux.host.name} "
+                                       f"({tmux.host.kind})")
     tmux_env, pane = env.get("TMUX", ""), env.get("TMUX_PANE", "")
     if tmux_env:
         socket = tmux_env.split(",")[0]

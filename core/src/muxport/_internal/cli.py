@@ -79,8 +79,8 @@ async def report(conn: Connection, toolsets: Toolsets, request: SelectionRequest
     # "existing" default even when its server is absent (as ``serve`` would).
     would_create = conn.selector == "dedicated" and conn.state != "existing"
     surface = build(toolsets, request, would_create, settings.tmux_config is not None)
-    if conn.tmux.host is not None:
-        print(f"host: {conn.tmux.host.destination} ({conn.tmux.host.describe()})")
+    if far := conn.tmux.host.report():  # another host's (docs/transport.md, "Hosts")
+        print(f"host: {far['host']} ({far['host_transport']})")
     print(f"tmux: {conn.tmux.binary} ({conn.version})")
     running = conn.server_version or "none running"
     differs = conn.server_version and version_key(conn.server_version) != version_key(conn.version)

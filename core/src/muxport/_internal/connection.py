@@ -53,14 +53,11 @@ class Connection:
 
     @property
     def attach_command(self) -> str:
-        attach = f"{self.tmux.binary} -S {self.socket_path} attach -r"
-        host = self.tmux.remote_host
-        return attach if host is None else f"ssh -t {host} {attach}"
+        return self.tmux.host.attach(f"{self.tmux.binary} -S {self.socket_path} attach -r")
 
     def report(self) -> dict[str, str]:
-        far = self.tmux.host
         return {
-            **({"host": far.destination, "host_transport": far.describe()} if far else {}),
+            **self.tmux.host.report(),
             "selector": self.selector,
             "source": self.source,
             "socket_path": self.socket_path,
@@ -140,7 +137,8 @@ async def check_version(tmux: Transport) -> str:
 async def connect(settings: Settings, start: bool = True) -> Connection:
     """Resolve the socket; on no selector, start (unless ``start`` is false) or join the daemon."""
     if settings.ssh is not None:
-        tmux = await connect_far(settings, DAEMON_NAME)
+        tmux = await connect_far(settings.ssh, settings.ssh_options, settings.tmux_bin,
+                                 settings.socket_path, settings.socket_name or DAEMON_NAME)
     else:
         binary = resolve_binary(settings.tmux_bin)
         path = settings.socket_path or socket_for_name(settings.socket_name or DAEMON_NAME)
@@ -164,7 +162,7 @@ async def _served(settings: Settings, tmux: Transport, version: str, start: bool
         return Connection(selector, settings.selector_source, tmux.socket_path, state,
                           "the server's own", version, tmux, known_version(tmux, probe))
     provenance = f"custom: {settings.tmux_config}" if settings.tmux_config else "muxport minimal"
-    if start and tmux.host is not None:
+    if start and not tmux.host.local:  # the daemon's configuration file is not there
         state = await start_far_daemon(tmux, settings.tmux_config)
     elif start:
         state = await start_daemon(tmux, settings.tmux_config or str(DAEMON_CONFIG))

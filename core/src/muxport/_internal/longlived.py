@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import anyio
 from anyio.abc import Process
 
 from muxport._internal import hookguard, invoke
+from muxport._internal.errors import ToolError
 from muxport._internal.facts import TmuxResult, refuse_nul
-from muxport._internal.farclient import FarClient
+from muxport._internal.host import Host
 from muxport._internal.invoke import DEADLINE
 from muxport._internal.liveness import Liveness
-from muxport._internal.sshhost import SshHost
+from muxport._internal.sharing import Batch
 from muxport._internal.wiretransport import ForwardDown, WireTransport
+
+log = logging.getLogger(__name__)
 
 
 class LongLivedClients:
@@ -22,9 +26,10 @@ class LongLivedClients:
 
     binary: str
     socket_path: str
-    host: SshHost | None
+    host: Host
     wire: WireTransport
     liveness: Liveness
+    _batch: Batch
     _clients: set[Process]
     _starting: anyio.Lock
 
@@ -42,7 +47,17 @@ class LongLivedClients:
         raise NotImplementedError
 
     async def send_batched(self, *command: str) -> bool:
-        raise NotImplementedError
+        """Run one command whose output nobody reads, batched with others sent at the same
+        moment into ONE invocation (``wait-for -S`` when many waits time out together).
+
+        Best effort, for cleanup paths: a failure (a stopped or vanished server) is logged,
+        never raised (False is returned), so that the cleanup after it still runs."""
+        try:
+            await self._batch.send(command)
+        except (ToolError, OSError) as exc:
+            log.info("batched %s failed: %s", command[0], exc)
+            return False
+        return True
 
     async def start_client(self, *args: str) -> Process:
         """Start a long-lived tmux client (``wait-for``, control mode); reaped at shutdown."""
@@ -56,28 +71,25 @@ class LongLivedClients:
         except TimeoutError:
             raise self.liveness.stall() from None
         except ForwardDown:  # a far server's master died after the check (docs/ssh.md)
-            assert self.host is not None
             raise self.host.lost(sent=False) from None
         if client is None and control and self.wire.forwarded and not self.wire.server_version:
             await self._read_version()  # a server started after muxport connected
         if client is None and control and not self.wire.may_fork_control():
             raise RuntimeError(f"a forked control client could crash tmux "
                                f"{self.wire.server_version or '(unknown version)'}")
-        if client is None and self.host is not None and not self.host.alive():
+        if client is None and not self.host.alive():
             raise self.host.lost(sent=False)  # a forked ssh would connect on its own
         if client is None:  # -N: attach-session too would start a server (a moved socket)
             async with self._starting:
                 argv = refuse_nul([self.binary, "-N", "-S", self.socket_path, *args])
-                client = await invoke.start(self.forked(argv), "starting a tmux client")
-            if self.host is not None:  # its output past what the far login printed
-                forked = client
-                self._clients.add(forked)  # reaped at shutdown, even if cut short here
-                try:
-                    client = await FarClient.past(forked, self.host.marker)
-                except BaseException:  # a cancelled call: nobody else would end it
-                    await self.stop_client(forked)  # shielded
-                    raise
-                self._clients.discard(forked)
+                forked = await invoke.start(self.forked(argv), "starting a tmux client")
+            self._clients.add(forked)  # reaped at shutdown, even if cut short here
+            try:  # its output past what a far login printed (docs/ssh.md)
+                client = await self.host.adopt(forked)
+            except BaseException:  # a cancelled call: nobody else would end it
+                await self.stop_client(forked)  # shielded
+                raise
+            self._clients.discard(forked)
         self._clients.add(client)
         return client
 

@@ -11,15 +11,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from muxport._internal.errors import StartupError
 from muxport._internal.facts import refuse_control_chars
 from muxport._internal.sshhost import SshHost
 from muxport._internal.transport import Transport
-
-if TYPE_CHECKING:
-    from muxport._internal.connection import Settings
 
 # $1 the tmux binary asked for, $2 "mk" to create the socket directory (the daemon's), $3 a
 # fresh marker: the answer starts on the line after it, so whatever a far login rc file
@@ -103,19 +99,20 @@ def ssh_settings(destination: str | None, options: Sequence[str]) -> tuple[str |
     return destination, tuple(options)
 
 
-async def connect_far(settings: Settings, daemon_name: str) -> Transport:
-    """The transport of the far host's server: the master up, the far host asked, the
-    socket forwarded (startup: every failure stops it naming the fix)."""
-    assert settings.ssh is not None
-    host = SshHost(settings.ssh, settings.ssh_options)
+async def connect_far(destination: str, options: Sequence[str], tmux_bin: str | None,
+                      socket_path: str | None, socket_name: str) -> Transport:
+    """The transport of the far host's server at ``socket_path`` (or ``socket_name`` in
+    the far user's socket directory): the master up, the far host asked, the socket
+    forwarded (startup: every failure stops it naming the fix)."""
+    host = SshHost(destination, options)
     try:
         await host.connect()
-        far = await discover(host, settings.tmux_bin, not settings.socket_path)
-        path = settings.socket_path or f"{far.socket_dir}/{settings.socket_name or daemon_name}"
+        far = await discover(host, tmux_bin, not socket_path)
+        path = socket_path or f"{far.socket_dir}/{socket_name}"
         if not path.startswith("/"):
             raise StartupError(f"--socket {path!r} must be an absolute path on {host.destination}")
         host.remote_socket = path
-        host.far_version = far.version  # read past anything a far rc file printed first
+        host.known_version = far.version  # read past anything a far rc file printed first
         await host.forward()
         tmux = Transport(far.binary, path, host)
     except BaseException:

@@ -25,42 +25,44 @@ from collections.abc import Sequence
 import anyio
 from anyio.abc import Process
 
-from muxport._internal import sshdirs
-from muxport._internal.errors import StartupError, ToolError
+from muxport._internal.errors import StartupError
+from muxport._internal.farclient import FarClient
+from muxport._internal.host import Host
 from muxport._internal.invoke import Finished, invoke, reap, start
-from muxport._internal.sshwords import diagnose, far_quote
+from muxport._internal.privatedirs import PrivateDirs
+from muxport._internal.sshwords import RETRY, SshFailed, diagnose, far_quote
 
 CONNECT_TIMEOUT = 15.0  # seconds a new master may take to authenticate
 # ours first: ssh keeps the first value given for an option, and these make the design
 FIXED = ("BatchMode=yes", "ControlPersist=no", "ExitOnForwardFailure=yes",
          "StreamLocalBindUnlink=yes", "ServerAliveInterval=10", "ServerAliveCountMax=3")
-
-
-RETRY = frozenset({"ssh_unreachable", "ssh_connection_lost"})  # a key or a login: not again
 REFUSED_FOR = 2.0  # seconds a failed reconnection answers for, before one is tried again
+# the masters' private directories: a killed muxport's is swept by the next one's ``connect``
+DIRS = PrivateDirs("muxport-ssh-")
 
 
-class SshFailed(ToolError):
-    """The ssh connection to the far host failed (unreachable, refused, lost)."""
-
-    code = "ssh_connection_lost"
-    retryable = True
-
-
-class SshHost:
+class SshHost(Host):
     """The master connection to one far host, and the forwarded socket of its tmux."""
+
+    kind = "ssh"
+    local = False  # the far host's pids, terminals and files
+    forwarded = True  # the far socket, forwarded by the master: no descriptor crosses it
 
     def __init__(self, destination: str, options: Sequence[str] = ()) -> None:
         self.destination = destination
         self.options = tuple(options)
         self.remote_socket = ""  # the far server's socket path, set by ``connect``
         self.marker = f"muxport-{secrets.token_hex(8)}"  # ends what a far rc file printed
-        self.far_version = ""  # what the far tmux -V printed at startup (after its marker)
+        self.known_version = ""  # what the far tmux -V printed at startup (past its marker)
         self.directory = ""  # the private 0700 directory of the control socket
         self.master: Process | None = None
         self.connections = 0  # masters started: 1 + the reconnections
         self._lock = anyio.Lock()
         self._failed: tuple[float, SshFailed] | None = None  # the last reconnection's error
+
+    @property
+    def name(self) -> str:
+        return self.destination
 
     @property
     def control_path(self) -> str:
@@ -70,6 +72,9 @@ class SshHost:
     def forward_path(self) -> str:
         """The local end of the far server's socket (what the wire connects to)."""
         return os.path.join(self.directory, "t")
+
+    def wire_socket(self, socket_path: str) -> str:
+        return self.forward_path
 
     def _base(self) -> list[str]:
         opts = [f"ControlPath={self.control_path}", *FIXED, *self.options]
@@ -88,11 +93,18 @@ class SshHost:
         _, found, rest = done.stdout.partition(b"\n" + self.marker.encode() + b"\n")
         return dataclasses.replace(done, stdout=rest) if found else done
 
-    def describe(self) -> str:
+    async def adopt(self, process: Process) -> Process:
+        return await FarClient.past(process, self.marker)
+
+    def report(self) -> dict[str, str]:
         """How the far server is reached (doctor, tmux://capabilities)."""
-        return (f"ssh: one OpenSSH master (control socket {self.control_path}, in a 0700 "
-                f"directory); the far socket forwarded to {self.forward_path}; "
-                f"masters started: {self.connections}")
+        return {"host": self.destination, "host_transport": (
+            f"ssh: one OpenSSH master (control socket {self.control_path}, in a 0700 "
+            f"directory); the far socket forwarded to {self.forward_path}; "
+            f"masters started: {self.connections}")}
+
+    def attach(self, command: str) -> str:
+        return f"ssh -t {self.destination} {command}"
 
     def _listening(self) -> bool:
         return os.path.exists(self.control_path)  # one stat in a private directory
@@ -136,8 +148,8 @@ class SshHost:
 
     async def connect(self) -> None:
         """The first master (at startup: failures stop startup with the fix)."""
-        await anyio.to_thread.run_sync(sshdirs.sweep)  # killed muxports' directories
-        self.directory = sshdirs.make()  # 0700
+        await anyio.to_thread.run_sync(DIRS.sweep)  # killed muxports' directories
+        self.directory = DIRS.make()  # 0700
         await self._start_master(tool_error=False)
 
     async def _start_master(self, tool_error: bool) -> None:

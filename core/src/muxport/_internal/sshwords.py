@@ -1,7 +1,18 @@
 """What muxport says to ssh and reads back from it (docs/ssh.md): far command words quoted
-for any login shell, and the fix named for what a failing ssh printed."""
+for any login shell, and the error, naming the fix, for what a failing ssh printed."""
 
 from __future__ import annotations
+
+from muxport._internal.errors import ToolError
+
+RETRY = frozenset({"ssh_unreachable", "ssh_connection_lost"})  # a key or a login: not again
+
+
+class SshFailed(ToolError):
+    """The ssh connection to the far host failed (unreachable, refused, lost)."""
+
+    code = "ssh_connection_lost"
+    retryable = True
 
 
 def far_quote(arg: str) -> str:

@@ -16,6 +16,7 @@ from anyio.abc import Process
 
 from muxport._internal.errors import NotFound, ServerGone, TmuxFailed
 from muxport._internal.facts import TmuxResult
+from muxport._internal.host import Host
 from muxport._internal.invoke import DEADLINE
 
 
@@ -34,10 +35,18 @@ class Tmux(Protocol):
         ...
 
     @property
+    def host(self) -> Host:
+        """Where the served server runs (docs/transport.md, "Hosts"). ``host.local``
+        false (``--ssh``): its panes' pids, terminals, files and ``/proc`` are that host's,
+        not this machine's, and ``binary`` and ``socket_path`` name paths there; look at
+        them through tmux, never here. ``host.name`` names it in messages, ``host.kind``
+        says what reaches it (``local``, ``ssh``)."""
+        ...
+
+    @property
     def remote_host(self) -> str | None:
-        """The ssh destination when the served server runs on another host (``--ssh``):
-        then its panes' pids, files and ``/proc`` are that host's, not this machine's, and
-        ``binary`` and ``socket_path`` name paths there. ``None``: this machine."""
+        """``host.name`` when not ``host.local``, else None: what execute's frames/ and
+        run/ still ask until they ask ``host`` (to be removed then)."""
         ...
 
     async def run(

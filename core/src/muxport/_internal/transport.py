@@ -4,28 +4,26 @@ Every call is one tmux invocation, optionally carrying several commands
 separated by ``;`` so that they describe one moment. Values are argv items,
 never passed through a shell. What tmux's answers mean is in ``facts.py``; whether
 the server still answers, in ``liveness.py``; how an invocation reaches it (over the
-socket, or a forked client), in ``wiretransport.py`` and ``invoke.py``.
+socket, or a forked client), in ``wiretransport.py`` and ``invoke.py``; on which host it
+runs and what reaching it takes, in the ``Host`` it is given (``host.py``).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 import anyio
 from anyio.abc import Process
 
 from muxport._internal import completion, facts, hookguard, invoke
-from muxport._internal.errors import NotFound, ServerGone, TmuxFailed, ToolError
+from muxport._internal.errors import NotFound, ServerGone, TmuxFailed
 from muxport._internal.facts import TmuxResult, refuse_nul
+from muxport._internal.host import Host
 from muxport._internal.invoke import DEADLINE, Finished
 from muxport._internal.liveness import Liveness
 from muxport._internal.longlived import LongLivedClients
 from muxport._internal.sharing import BATCH_WINDOW, Batch, Commands, SharedReads
-from muxport._internal.sshhost import SshHost
 from muxport._internal.wiretransport import ForwardDown, WireTransport
-
-log = logging.getLogger(__name__)
 
 
 def _key(commands: Sequence[Sequence[str]]) -> Commands:
@@ -35,10 +33,11 @@ def _key(commands: Sequence[Sequence[str]]) -> Commands:
 class Transport(LongLivedClients):
     """Runs tmux against one server, addressed by its socket path."""
 
-    def __init__(self, binary: str, socket_path: str, host: SshHost | None = None) -> None:
+    def __init__(self, binary: str, socket_path: str, host: Host | None = None) -> None:
         self.binary = facts.refuse_control_chars(binary, "tmux binary")
         self.socket_path = facts.refuse_control_chars(socket_path, "socket path")
-        self.host = host  # the server runs on another host, reached over ssh (docs/ssh.md)
+        # where the server runs: this machine, or another host (docs/transport.md, "Hosts")
+        self.host = host if host is not None else Host()
         self._clients: set[Process] = set()
         self._reads = SharedReads(lambda commands: self._invoke(commands))
         # a hook check must never start a server on a dead socket (its marker command,
@@ -48,19 +47,20 @@ class Transport(LongLivedClients):
         # clients one at a time, so that a quick call is served between two of 200 starts.
         self._starting = anyio.Lock()
         # a far server's pid and socket file are not this machine's to look at
-        self.liveness = Liveness(self.socket_path, local=host is None)
+        self.liveness = Liveness(self.socket_path, local=self.host.local)
         # tmux's client protocol over the socket: no process per command (docs/transport.md),
-        # for a far server over its socket forwarded by the ssh master
-        self.wire = (WireTransport(self.socket_path) if host is None
-                     else WireTransport(host.forward_path, forwarded=True))
+        # for a far server over the socket its host reaches it by (an ssh forward)
+        wired = self.host.wire_socket(self.socket_path)
+        self.wire = WireTransport(wired or self.socket_path, forwarded=self.host.forwarded)
+        self.wire.enabled = self.wire.enabled and wired is not None
         # Over the socket an invocation is cheap: batch only what is sent in the same tick.
         window = 0.0 if self.wire.enabled else BATCH_WINDOW
         self._batch = Batch(lambda commands: self._invoke(commands), window)
 
     @property
     def remote_host(self) -> str | None:
-        """The ssh destination of the served server's host; ``None``: this machine."""
-        return self.host.destination if self.host is not None else None
+        """Until execute's frames/ and run/ ask ``host``: its name; ``None``: local."""
+        return None if self.host.local else self.host.name
 
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
@@ -96,8 +96,7 @@ class Transport(LongLivedClients):
         # every invocation (run, read, batched sends, hook checks) reaches tmux here; none
         # while the socket is moved away, where a forked tmux would start a second server
         await self.liveness.check_moved()
-        if self.host is not None:  # the ssh master lost since the last call: a new one
-            await self.host.ensure()
+        await self.host.ensure()  # an ssh master lost since the last call: a new one
         # The socket may move between that check and the connection: while the served
         # server runs, a forked client never starts one (docs/reliability.md, "moved socket")
         serving = start and self.liveness.serving()
@@ -114,7 +113,7 @@ class Transport(LongLivedClients):
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
         )
-        if self.host is not None and result.returncode:
+        if result.returncode:
             self.host.check(result.returncode, result.stderr)  # ssh's failure, not tmux's
         if result.returncode and facts.classify(result.stderr) == "gone":
             # moved meanwhile: unreachable, not dead; moved back: nothing reached it, ask again
@@ -172,14 +171,11 @@ class Transport(LongLivedClients):
             with scope:
                 if argv[1:3] == ["-S", self.socket_path]:  # over the socket where it can go
                     done = await self._over_wire(argv[3:], limit)
-                if done is None and self.host is not None and not self.host.alive():
+                if done is None and not self.host.alive():
                     raise self.host.lost()  # the master died: maybe under a wire call
                 if done is None:  # the forked client: the fallback
-                    done = await invoke.invoke(
-                        self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit
-                    )
-                    if self.host is not None:
-                        done = self.host.own_output(done)
+                    done = self.host.own_output(await invoke.invoke(
+                        self.forked(argv if start else [argv[0], "-N", *argv[1:]]), limit))
             if done is None:  # cut short by a stall another invocation noticed
                 raise TimeoutError
         except TimeoutError:
@@ -192,11 +188,10 @@ class Transport(LongLivedClients):
     async def _over_wire(self, args: list[str], limit: float) -> Finished | None:
         """``wire.run``; a far server's forward that refused (its master died after the
         check) gets a new master and the invocation once more: nothing had been sent."""
-        seen = self.host.connections if self.host is not None else 0
+        seen = self.host.connections
         try:
             return await self.wire.run(args, limit)
         except ForwardDown:
-            assert self.host is not None
             await self.host.restart(seen)
         try:
             return await self.wire.run(args, limit)
@@ -204,8 +199,8 @@ class Transport(LongLivedClients):
             raise self.host.lost(sent=False) from None
 
     def forked(self, argv: list[str]) -> list[str]:
-        """The argv of a forked tmux client: the far host's tmux through the ssh master."""
-        return argv if self.host is None else self.host.command(argv)
+        """The argv of a forked tmux client (a far host's tmux through the ssh master)."""
+        return self.host.command(argv)
 
     async def stall_seen(self) -> None:
         """Return once an invocation has outlived its deadline (at once while stalled)."""
@@ -217,19 +212,6 @@ class Transport(LongLivedClients):
         await self.liveness.responsive(
             lambda limit: self._invoke((("display-message", "-p", "#{pid}"),), limit)
         )
-
-    async def send_batched(self, *command: str) -> bool:
-        """Run one command whose output nobody reads, batched with others sent at the same
-        moment into ONE invocation (``wait-for -S`` when many waits time out together).
-
-        Best effort, for cleanup paths: a failure (a stopped or vanished server) is logged,
-        never raised (False is returned), so that the cleanup after it still runs."""
-        try:
-            await self._batch.send(command)
-        except (ToolError, OSError) as exc:
-            log.info("batched %s failed: %s", command[0], exc)
-            return False
-        return True
 
     def failure(self, result: TmuxResult) -> ServerGone | TmuxFailed | NotFound:
         """The tool error for a failed invocation."""
@@ -249,13 +231,12 @@ class Transport(LongLivedClients):
         for process in list(self._clients):
             await self.stop_client(process)
         self.wire.close()
-        if self.host is not None:
-            await self.host.close()
+        await self.host.close()
 
     async def version(self) -> str:
         """What ``tmux -V`` prints (the binary's version; no server is contacted)."""
-        if self.host is not None and self.host.far_version:
-            return self.host.far_version
+        if self.host.known_version:  # a far host's, read while connecting
+            return self.host.known_version
         out = await self._exec([self.binary, "-V"])
         return (out.stdout or out.stderr).decode("utf-8", "replace").strip()
 

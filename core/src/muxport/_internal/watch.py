@@ -132,7 +132,7 @@ class Feeds:
         except (OSError, RuntimeError) as exc:
             # No feed: waiters fall back to their re-checks (expected, RuntimeError, for a
             # server where a forked control client is unsafe: docs/ssh.md)
-            far = ctx.tmux.remote_host is not None
+            far = not ctx.tmux.host.local
             (log.info if far else log.warning)(
                 "no control-mode feed for %s: %s", feed.session_id, exc)
             feed.polls = far

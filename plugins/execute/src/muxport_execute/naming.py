@@ -40,7 +40,7 @@ StartDirectory = Annotated[
 
 async def checked_directory(tmux: Tmux, path: str | None) -> str | None:
     """``path`` if it is an existing directory; tmux would silently start elsewhere otherwise."""
-    if path is None or tmux.remote_host is not None:
+    if path is None or not tmux.host.local:
         return path
     if not await anyio.Path(path).is_dir():
         raise InvalidArgument(
@@ -52,11 +52,11 @@ async def checked_directory(tmux: Tmux, path: str | None) -> str | None:
 
 def unchecked_note(tmux: Tmux, path: str | None) -> str | None:
     """The note of an answer whose ``start_directory`` could not be checked (None: it was)."""
-    if path is None or tmux.remote_host is None:
+    if path is None or tmux.host.local:
         return None
     return (
-        f"start_directory was not checked: the tmux server runs on {tmux.remote_host} "
-        "(--ssh), whose files this machine cannot see; where the directory does not exist "
-        "there, tmux starts the pane in the home directory instead (list_panes shows each "
-        "pane's path)"
+        f"start_directory was not checked: the tmux server runs on {tmux.host.name} "
+        f"(--{tmux.host.kind}), whose files this machine cannot see; where the directory "
+        "does not exist there, tmux starts the pane in the home directory instead "
+        "(list_panes shows each pane's path)"
     )

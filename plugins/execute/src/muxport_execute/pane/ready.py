@@ -51,7 +51,7 @@ async def ready_shell(tmux: Tmux, pane_id: str, program: str, pane_pid: str) -> 
     """The pane's foreground shell, once it is one (refused otherwise, with the reason)."""
     if is_posix_shell(program):
         return program
-    if tmux.remote_host is not None:  # a far host's pid (--ssh) means nothing in this
+    if not tmux.host.local:  # a far host's pid (--ssh) means nothing in this
         pane_pid = ""  # machine's /proc: no young-shell wait, and tmux's name is shown
     if _starting(program, pane_pid):
         with anyio.move_on_after(STARTING_BOUND if program != FORKED else BLANK_BOUND):

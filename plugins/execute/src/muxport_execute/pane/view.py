@@ -185,7 +185,6 @@ async def read_line(tmux: Tmux, pane_id: str) -> Line:
     # the line checks (pane/line_state.py) read /proc and termios for the pid and tty: a far
     # host's would name unrelated processes here (docs/run-outcomes.md, "A server on
     # another host"), so they see neither and judge from the screen alone
-    here = tmux.remote_host is None
-    tty, pid = (facts["tty"], facts["pid"]) if here else ("", "")
+    tty, pid = (facts["tty"], facts["pid"]) if tmux.host.local else ("", "")
     room = int(facts["width"]) - x if facts["width"].isdigit() else 0
     return Line(left, right.rstrip(), above.rstrip(), tty, facts["command"], pid, room)
