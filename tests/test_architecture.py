@@ -27,10 +27,7 @@ PACKAGES = {
 }
 # Circles being taken apart elsewhere, each named by the work that removes it. A listed
 # circle that is gone fails too: delete its line here then.
-KNOWN_CIRCLES = {
-    # issue 31, the host seam: connection.py and remote.py become the Host strategy
-    frozenset({"muxport._internal.connection", "muxport._internal.remote"}),
-}
+KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 
 def modules(group: str) -> dict[str, Path]:
