@@ -1,9 +1,11 @@
 """The core's policy helpers a tool calls (docs/plugin-contract.md, "muxport.policy"):
-where input may go, how a client's pattern is compiled and searched, and how much a read
-or a wait may take (and how large its answer may be).
+where input may go (and asking the person to lift a refusal, docs/asking.md), how a
+client's pattern is compiled and searched, and how much a read or a wait may take (and how
+large its answer may be).
 """
 
 from muxport._internal.answers import AnswerBudget, answer_budget
+from muxport._internal.asking import ask_person
 from muxport._internal.budgets import (
     DEFAULT_LINES,
     DEFAULT_WAIT,
@@ -31,6 +33,7 @@ __all__ = [
     "MatchBudget",
     "PatternTooCostly",
     "answer_budget",
+    "ask_person",
     "check_input",
     "clamp_lines",
     "compile_user_regex",

@@ -7,13 +7,15 @@ in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costlies
 client regexes) for tools that take patterns. ``muxport.testing.hooks`` holds rc files
 whose prompt hooks keep a shell busy between commands. ``muxport.testing.agents`` runs real
 clients from npm (Claude Code, Gemini CLI, Codex) against ``muxport.testing.model_api``, a
-scripted stand-in for their model APIs (docs/client-fit.md, "Real clients").
+scripted stand-in for their model APIs (docs/client-fit.md, "Real clients"). ``Person`` and
+``person_client``: a scripted person answering elicitation behind a real client (docs/asking.md).
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
 """
 
 from muxport.testing import hooks, reach
+from muxport.testing.asking import Person, person_client
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
@@ -36,6 +38,7 @@ __all__ = [
     "FakeTmux",
     "JsonLines",
     "MCPError",
+    "Person",
     "ShellPane",
     "TmuxServer",
     "answer_of",
@@ -45,6 +48,7 @@ __all__ = [
     "hooks",
     "in_process_client",
     "launcher",
+    "person_client",
     "reach",
     "stdio_client",
     "text_block",
