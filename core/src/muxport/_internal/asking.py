@@ -43,6 +43,13 @@ def ask_seconds(env: Mapping[str, str] | None = None) -> float:
     return value if 0 < value <= 3600 else ASK_SECONDS
 
 
+def doctor_line(env: Mapping[str, str] | None = None) -> str:
+    """What ``muxport doctor`` says of asking the person (it has no client to ask)."""
+    return (f"ask the person: when the client declares elicitation, within {ask_seconds(env):g} s "
+            f"({ASK_SETTING}); form mode to lift a refusal, URL mode for secrets; "
+            "tmux://capabilities says whether the connected client can be asked")
+
+
 class NeedsInput(Exception):  # a signal, not an error: the call ends asking the client
     """The call must end with an input-required result carrying ``question`` (2026-07-28)."""
 
