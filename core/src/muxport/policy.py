@@ -6,6 +6,7 @@ large its answer may be).
 
 from muxport._internal.answers import AnswerBudget, answer_budget
 from muxport._internal.asking import ask_person
+from muxport._internal.asking_secret import ask_secret
 from muxport._internal.budgets import (
     DEFAULT_LINES,
     DEFAULT_WAIT,
@@ -34,6 +35,7 @@ __all__ = [
     "PatternTooCostly",
     "answer_budget",
     "ask_person",
+    "ask_secret",
     "check_input",
     "clamp_lines",
     "compile_user_regex",

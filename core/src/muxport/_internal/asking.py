@@ -31,6 +31,8 @@ ASK_SECONDS = 120.0  # a person must read the question, find the window and deci
 Action = Literal["accept", "decline", "cancel", "late"]
 # asks the person one form question; None when no answer came within ``seconds``
 FormAsker = Callable[[str, float], Awaitable[str | None]]
+# sends the person to a page (message, url, elicitation id, seconds); None: no answer
+UrlAsker = Callable[[str, str, str, float], Awaitable[str | None]]
 
 
 def ask_seconds(env: Mapping[str, str] | None = None) -> float:
@@ -53,10 +55,13 @@ def doctor_line(env: Mapping[str, str] | None = None) -> str:
 class NeedsInput(Exception):  # a signal, not an error: the call ends asking the client
     """The call must end with an input-required result carrying ``question`` (2026-07-28)."""
 
-    def __init__(self, question: str, key: str) -> None:
+    def __init__(self, question: str, key: str, url: str | None = None,
+                 elicitation_id: str = "") -> None:
         super().__init__(question)
         self.question = question
         self.key = key
+        self.url = url  # URL mode: the page the person opens (asking_secret.py)
+        self.elicitation_id = elicitation_id
 
 
 @dataclass
@@ -66,6 +71,9 @@ class Asking:
     form: bool = False  # the client declared form-mode elicitation
     url: bool = False  # ... and URL mode (for secrets: docs/asking.md, "Secrets")
     ask_form: FormAsker | None = None  # the 2025-11-25 back channel; None: end with NeedsInput
+    ask_url: UrlAsker | None = None  # the same for URL mode
+    completed: Callable[[str], Awaitable[None]] | None = None  # a page's elicitation is done
+    pages: Any = None  # the server's open secret pages (asking_secret.Pages)
     call: str = ""  # the call's tool and arguments, so an answer binds to this very call
     seconds: float = ASK_SECONDS
     answers: dict[str, Action] = field(default_factory=dict)  # from a 2026-07-28 retry

@@ -91,11 +91,12 @@ def _answers(params: types.CallToolRequestParams, seal: Seal) -> dict[str, Actio
 
 
 def asking_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
-               seal: Seal, seconds: float) -> Asking:
-    """How this call's person is asked (``asking.Asking``)."""
+               seal: Seal, seconds: float, pages: Any = None) -> Asking:
+    """How this call's person is asked (``asking.Asking``); ``pages``: the server's secret
+    pages (asking_secret.Pages)."""
     form, url = declared(ctx)
     how = Asking(form=form, url=url, call=call_digest(params.name, params.arguments or {}),
-                 seconds=seconds)
+                 seconds=seconds, pages=pages)
     if is_modern(ctx):
         how.answers = _answers(params, seal)
         return how
@@ -110,14 +111,31 @@ def asking_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestPara
             return result.action
         return None
 
-    how.ask_form = ask_form
+    async def ask_url(message: str, url: str, elicitation_id: str, within: float) -> str | None:
+        with anyio.move_on_after(within):
+            try:
+                result = await ctx.session.elicit_url(
+                    message, url, elicitation_id, related_request_id=ctx.request_id)
+            except MCPError:
+                return "error"
+            return result.action
+        return None
+
+    async def completed(elicitation_id: str) -> None:
+        await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
+
+    how.ask_form, how.ask_url, how.completed = ask_form, ask_url, completed
     return how
 
 
 def input_required(need: NeedsInput, seal: Seal, seconds: float) -> types.InputRequiredResult:
     """The 2026-07-28 answer that asks the client to put ``need.question`` to the person."""
-    request = types.ElicitRequest(params=types.ElicitRequestFormParams(
-        message=need.question, requested_schema=CONFIRM_SCHEMA))
+    asked: types.ElicitRequestParams = types.ElicitRequestFormParams(
+        message=need.question, requested_schema=CONFIRM_SCHEMA)
+    if need.url is not None:  # a secret: the person opens muxport's page (asking_secret.py)
+        asked = types.ElicitRequestURLParams(
+            message=need.question, url=need.url, elicitation_id=need.elicitation_id)
+    request = types.ElicitRequest(params=asked)
     return types.InputRequiredResult(
         input_requests={ASK_KEY: request},
         request_state=seal.seal(need.key, time.time() + seconds),

@@ -32,6 +32,7 @@ from muxport._internal.answers import (
 )
 from muxport._internal.arguments import without_client_fields
 from muxport._internal.asking import NeedsInput, ask_seconds, asking, needs_input_in
+from muxport._internal.asking_secret import Pages
 from muxport._internal.asking_wire import Seal, asking_for, input_required
 from muxport._internal.asking_wire import report as asking_report
 from muxport._internal.audit import Audit
@@ -93,6 +94,7 @@ class MuxportServer:
         self.report = report
         self.audit = Audit.from_env()
         self.seal, self.ask_seconds = Seal(), ask_seconds()  # asking the person (asking.py)
+        self.pages = Pages(lambda: self.services.task_group)
         self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
         with warnings.catch_warnings():  # logging: deprecated in 2026-07-28, not before
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -124,7 +126,7 @@ class MuxportServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         with self.audit.record(params.name, params.arguments) as entry:
             try:
-                with asking(asking_for(ctx, params, self.seal, self.ask_seconds)):
+                with asking(asking_for(ctx, params, self.seal, self.ask_seconds, self.pages)):
                     result = await self.dispatch(ctx, params.name, params.arguments or {})
             except NeedsInput as need:  # 2026-07-28: the client asks the person, then retries
                 entry.finish(False, "input_required")

@@ -15,7 +15,7 @@ project that installs muxport gets them.
 """
 
 from muxport.testing import hooks, reach
-from muxport.testing.asking import Person, person_client
+from muxport.testing.asking import Person, fill_in, http, person_client
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
@@ -45,7 +45,9 @@ __all__ = [
     "capability_row",
     "eventually",
     "eventually_blocking",
+    "fill_in",
     "hooks",
+    "http",
     "in_process_client",
     "launcher",
     "person_client",

@@ -50,10 +50,11 @@ class Person:
 @asynccontextmanager
 async def person_client(
     env: Mapping[str, str], person: Person | None, mode: str = "legacy",
-    record: Path | None = None,
+    record: Path | None = None, stderr: Path | None = None,
 ) -> AsyncIterator[Client]:
     """The launcher over stdio with ``env`` (TMUX* and LIBTMUX_* of this process left out);
-    the client declares elicitation only when ``person`` is given."""
+    the client declares elicitation only when ``person`` is given. ``record``: the wire,
+    one JSON line per message; ``stderr``: the server's log."""
     full = {k: v for k, v in os.environ.items() if not k.startswith(("LIBTMUX_", "TMUX"))}
     full.update(env)
     command, args = launcher(), []
@@ -70,3 +71,46 @@ async def person_client(
             errlog.seek(0)
             sys.stderr.write(f"muxport stderr:\n{errlog.read()}\n")
             raise
+        finally:
+            if stderr is not None:
+                errlog.seek(0)
+                await anyio.Path(stderr).write_text(errlog.read())
+
+
+async def http(url: str, method: str = "GET", body: str = "",
+               headers: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """One HTTP/1.1 request as a browser sends it (Host, and what ``headers`` add); the
+    status and the body."""
+    rest = url.removeprefix("http://")
+    hostport, _, path = rest.partition("/")
+    host, _, port = hostport.partition(":")
+    data = body.encode()
+    head = {"Host": hostport, "User-Agent": "muxport-test-browser", "Connection": "close",
+            **({"Content-Type": "application/x-www-form-urlencoded",
+                "Content-Length": str(len(data))} if method == "POST" else {}),
+            **(headers or {})}
+    request = f"{method} /{path} HTTP/1.1\r\n" + "".join(
+        f"{k}: {v}\r\n" for k, v in head.items()) + "\r\n"
+    with anyio.fail_after(10):
+        async with await anyio.connect_tcp(host, int(port)) as stream:
+            await stream.send(request.encode() + data)
+            got = b""
+            try:
+                while True:
+                    got += await stream.receive()
+            except anyio.EndOfStream:
+                pass
+    status_line, _, rest_ = got.partition(b"\r\n")
+    return int(status_line.split()[1]), rest_.partition(b"\r\n\r\n")[2].decode()
+
+
+async def fill_in(url: str, secret: str) -> tuple[int, int]:
+    """What a person does on the page: open it, type ``secret``, submit; both statuses."""
+    from urllib.parse import quote
+
+    opened, page = await http(url)
+    nonce = page.split("name=nonce value='", 1)[1].split("'", 1)[0] if opened == 200 else ""
+    origin = url.split("/", 3)
+    sent, _ = await http(url, "POST", f"nonce={quote(nonce)}&secret={quote(secret)}",
+                         {"Origin": f"{origin[0]}//{origin[2]}", "Sec-Fetch-Site": "same-origin"})
+    return opened, sent
