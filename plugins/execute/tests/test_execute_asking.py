@@ -75,3 +75,26 @@ async def test_no_elicitation_refuses_the_attended_pane_as_before(tmux_server, s
         result = await client.call_tool("send_keys", {"pane_id": pane.pane_id, "keys": ["C-l"]})
     assert result.is_error and result.meta["error_code"] == "refused"
     assert result.meta["reason"] == "attended"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_synchronized_cohort_with_an_attended_pane_asks_about_that_pane(
+        tmux_server, shell_pane, mode):
+    watched = shell_pane("bash")  # the active pane a person's client shows
+    beside = tmux_server.cmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t",
+                             watched.pane_id, "bash --norc --noprofile").strip()
+    tmux_server.cmd("set", "-w", "-t", watched.window_id, "synchronize-panes", "on")
+    attach(tmux_server, watched.session_id, f"sync-{mode}")
+    person = Person(["decline", "accept"])
+    keys = {"pane_id": beside, "keys": ["echo synced-$((6*7))"], "enter": True}
+    async with person_client(env(tmux_server), person, mode) as client:
+        no = await client.call_tool("send_keys", keys)
+        yes = await client.call_tool("send_keys", keys)
+    assert no.is_error and no.meta["error_code"] == "declined_by_user"
+    assert no.meta["cohort"] == [beside, watched.pane_id]
+    assert not yes.is_error, yes.content
+    assert yes.structured_content["resolved_pane_ids"] == [beside, watched.pane_id]
+    await eventually(lambda: shows(watched, "synced-42"))
+    question = person.asked[0].message
+    assert f"pane {watched.pane_id} (running bash" in question
+    assert f"through synchronize-panes from {beside}" in question

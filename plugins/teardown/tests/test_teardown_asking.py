@@ -94,3 +94,19 @@ async def test_client_without_elicitation_is_refused_as_before(tmux_server, shel
     assert "confirm_self" in result.content[0].text
     assert exists(tmux_server, mine.pane_id)
     assert '"ask_person":{"form":false,"url":false,"how":"not declared"' in report.contents[0].text
+
+
+async def test_the_call_reports_progress_while_the_person_thinks(tmux_server, shell_pane):
+    mine = shell_pane("bash")
+    shell_pane("dash")
+    told: list[str | None] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        told.append(message)
+
+    person = Person(["never"], late_after=10.0)
+    async with person_client(env_inside(tmux_server, mine.pane_id), person) as client:
+        result = await client.call_tool("kill_pane", {"pane_id": mine.pane_id},
+                                        progress_callback=progress)
+    assert error_code(result) == "unanswered_by_user"
+    assert told and all(m and m.startswith("waiting for the person to answer") for m in told)

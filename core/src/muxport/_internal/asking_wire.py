@@ -18,6 +18,8 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -27,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from muxport._internal.asking import Action, Asking, NeedsInput, call_digest
+from muxport._internal.budgets import PROGRESS_EVERY
 
 ASK_KEY = "muxport/ask"
 # Nothing to fill in: the question is a yes or no, said by accept or decline.
@@ -90,6 +93,28 @@ def _answers(params: types.CallToolRequestParams, seal: Seal) -> dict[str, Actio
     return {key: "late" if time.time() > deadline else response.action}
 
 
+@asynccontextmanager
+async def _beating(ctx: ServerRequestContext[Any], within: float) -> AsyncIterator[None]:
+    """The body, cut off after ``within`` seconds; meanwhile the call's progress every
+    ``PROGRESS_EVERY`` seconds, so that a client which resets its timeout on progress waits
+    for the person as for any wait (docs/runs-and-waits.md)."""
+    start = time.monotonic()
+
+    async def beat() -> None:
+        while True:
+            await anyio.sleep(PROGRESS_EVERY)
+            told = f"waiting for the person to answer: {time.monotonic() - start:.0f} s"
+            await ctx.session.report_progress(time.monotonic() - start, within, told)
+
+    with anyio.move_on_after(within):
+        async with anyio.create_task_group() as group:
+            group.start_soon(beat)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
+
 def asking_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams,
                seal: Seal, seconds: float, pages: Any = None) -> Asking:
     """How this call's person is asked (``asking.Asking``); ``pages``: the server's secret
@@ -102,7 +127,7 @@ def asking_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestPara
         return how
 
     async def ask_form(question: str, within: float) -> str | None:
-        with anyio.move_on_after(within):
+        async with _beating(ctx, within):
             try:
                 result = await ctx.session.elicit_form(
                     question, CONFIRM_SCHEMA, related_request_id=ctx.request_id)
@@ -112,7 +137,7 @@ def asking_for(ctx: ServerRequestContext[Any], params: types.CallToolRequestPara
         return None
 
     async def ask_url(message: str, url: str, elicitation_id: str, within: float) -> str | None:
-        with anyio.move_on_after(within):
+        async with _beating(ctx, within):
             try:
                 result = await ctx.session.elicit_url(
                     message, url, elicitation_id, related_request_id=ctx.request_id)
