@@ -5,7 +5,7 @@ large its answer may be).
 """
 
 from muxport._internal.answers import AnswerBudget, answer_budget
-from muxport._internal.asking import ask_person
+from muxport._internal.asking import ask_person, input_sent
 from muxport._internal.asking_secret import ask_secret
 from muxport._internal.budgets import (
     DEFAULT_LINES,
@@ -40,6 +40,7 @@ __all__ = [
     "clamp_lines",
     "compile_user_regex",
     "effective_timeout",
+    "input_sent",
     "keep_newest",
     "match_off_loop",
     "search",

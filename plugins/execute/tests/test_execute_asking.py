@@ -98,3 +98,25 @@ async def test_a_synchronized_cohort_with_an_attended_pane_asks_about_that_pane(
     question = person.asked[0].message
     assert f"pane {watched.pane_id} (running bash" in question
     assert f"through synchronize-panes from {beside}" in question
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_batch_never_replays_rows_it_sent_to_ask_about_a_later_one(
+        tmux_server, shell_pane, mode):
+    free, watched = shell_pane("bash"), shell_pane("bash")
+    attach(tmux_server, watched.session_id, f"batch-{mode}")
+    person = Person(["accept"])
+    rows = [{"pane_id": free.pane_id, "keys": ["echo once-$((6*7))"], "enter": True},
+            {"pane_id": watched.pane_id, "keys": ["echo second-$((6*7))"], "enter": True}]
+    async with person_client(env(tmux_server), person, mode) as client:
+        batch = await client.call_tool("send_keys_batch", {"operations": rows})
+    assert not batch.is_error, batch.content
+    await eventually(lambda: shows(free, "once-42"))
+    assert sum("once-42" == line.strip() for line in free.screen(history=True)) == 1
+    second = batch.structured_content["results"][1]
+    if mode == "legacy":  # asked while the call waits: nothing is replayed
+        assert second["success"] is True and len(person.asked) == 1
+        await eventually(lambda: shows(watched, "second-42"))
+    else:  # asking would end the call and replay row 0: the refusal stands
+        assert second["error_code"] == "refused" and person.asked == []
+        assert not shows(watched, "second-42")

@@ -78,6 +78,7 @@ class Asking:
     seconds: float = ASK_SECONDS
     answers: dict[str, Action] = field(default_factory=dict)  # from a 2026-07-28 retry
     approved: set[str] = field(default_factory=set)  # asked and accepted in this call
+    sent: bool = False  # the call already sent input: a 2026-07-28 retry would send it again
 
     def key(self, question: str) -> str:
         return hashlib.sha256(f"{self.call}\0{question}".encode()).hexdigest()
@@ -109,6 +110,15 @@ def needs_input_in(exc: BaseException) -> NeedsInput | None:
             if (found := needs_input_in(inner)) is not None:
                 return found
     return None
+
+
+def input_sent() -> None:
+    """Tell the asking that this call has sent input: from here on a question cannot end
+    the call to be retried (2026-07-28), which would send that input twice; the refusal
+    stands instead (send_keys_batch calls it after each row)."""
+    how = _ASKING.get()
+    if how is not None:
+        how.sent = True
 
 
 def current() -> Asking | None:
@@ -148,6 +158,8 @@ async def ask_person(refused: Refused, question: str, about: str = "") -> None:
     action: str | None = how.answers.get(key)
     if action is None:
         if how.ask_form is None:
+            if how.sent:
+                raise refused
             raise NeedsInput(question, key)
         action = await how.ask_form(question, how.seconds)
     if action == "accept":

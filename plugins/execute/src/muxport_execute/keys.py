@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from muxport import INPUT, Args, PaneId, Refused, Result, ToolContext, ToolError, tool
-from muxport.policy import check_input
+from muxport.policy import check_input, input_sent
 from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
 from muxport_execute.run.table import RunTable
@@ -82,6 +82,7 @@ def described(args: KeysArgs) -> str:
 async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
     cohort = await check_input(ctx, args.pane_id, what=described(args))
     await ctx.tmux.run(*send_commands(args))
+    input_sent()  # a later row's question must not replay this one (docs/asking.md)
     for pane_id in cohort.pane_ids:  # a run clears this server's own text first
         runs.pending.typed(pane_id, args.keys, args.literal, args.enter)
     return KeysSent(
