@@ -5,6 +5,7 @@ wire), no audit line, no log and no tmux buffer. Both protocol eras."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 from typing import Any
@@ -74,3 +75,34 @@ async def test_a_client_without_url_mode_is_told_to_ask_the_user(
         not_secret = await run(client, shell_pane("dash").pane_id, "read x", timeout=10)
         other = await client.call_tool("request_secret", {"run_id": not_secret["run_id"]})
         assert other.is_error and other.meta["error_code"] == "not_waiting_for_secret"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+async def test_read_s_gets_the_secret_only_when_the_person_sends_it(
+        tmux_server, shell_pane, tmp_path, mode, answer):
+    pane = shell_pane("bash").pane_id
+    secret = "pw-" + tmp_path.name[-12:]
+
+    async def browser(url: str) -> None:
+        assert await fill_in(url, secret) == (200, 200)
+
+    person = Person([answer], on_url=browser)
+    wire = tmp_path / "wire.jsonl"
+    async with person_client(env(tmux_server, str(tmp_path / "audit")), person, mode,
+                             record=wire) as client:
+        # the command names the secret's hash only: the wire must not carry the secret
+        check = (f"read -s x; test \"$(printf %s \"$x\" | sha256sum | cut -c1-64)\" = "
+                 f"{hashlib.sha256(secret.encode()).hexdigest()}; echo status $?")
+        asked = await run(client, pane, check, timeout=10)
+        assert (asked["outcome"], asked["echo_off"]) == ("waiting_for_input", True)
+        sent = await client.call_tool("request_secret", {"run_id": asked["run_id"]})
+        if answer == "accept":
+            assert not sent.is_error, sent.content
+            done = await call(client, "wait_for_run", {"run_id": asked["run_id"], "timeout": 20})
+            assert (done["exit_status"], done["output"][-1]) == (0, "status 0")
+        else:
+            assert sent.is_error and sent.meta["error_code"] == "declined_by_user"
+            still = await call(client, "wait_for_run", {"run_id": asked["run_id"], "timeout": 2})
+            assert still["outcome"] == "waiting_for_input"  # nothing was typed
+    assert secret not in wire.read_text()

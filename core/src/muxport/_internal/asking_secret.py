@@ -31,6 +31,8 @@ class Pages:
         if group is None:
             raise RuntimeError("no task group: the server is not running")
         await self.close(key)
+        for ended in [k for k, (page, _id) in self._open.items() if page.done.is_set()]:
+            del self._open[ended]  # used or expired: nothing left to find
         page = SecretPage(prompt, seconds)
         await page.start(group)
         self._open[key] = (page, secrets.token_urlsafe(12))
@@ -45,17 +47,18 @@ class Pages:
             await found[0].close()
 
 
-async def ask_secret(refused: Refused, question: str, prompt: str) -> Secret:
+async def ask_secret(refused: Refused, question: str, prompt: str, about: str = "") -> Secret:
     """The secret the person typed on a one-time page; else raise the refusal (as is when the
     client has no URL mode), ``declined_by_user`` or ``unanswered_by_user``.
 
     ``question`` is what the client shows the person before they open the page; ``prompt``
-    what the page shows above its field. Call ``Secret.drop`` once it is used."""
+    what the page shows above its field; ``about`` keys the question when its wording may
+    change between a 2026-07-28 call and its retry. Call ``Secret.drop`` once used."""
     how = current()
     if how is None or not how.url or how.pages is None:
         raise refused
     pages: Pages = how.pages
-    key = how.key(question)
+    key = how.key(about or question)
     action: str | None = how.answers.get(key)
     found = pages.get(key)
     if action is None or found is None:

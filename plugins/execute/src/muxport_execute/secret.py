@@ -75,7 +75,9 @@ async def request_secret(runs: RunTable, ctx: ToolContext, args: SecretArgs) -> 
         f"{run.run_id}; never ask for the secret or send it yourself",
         code="cannot_ask_user", data={"run_id": run.run_id, "pane_id": run.pane_id},
     )
-    secret = await ask_secret(refused, question, f"pane {run.pane_id} asks: {prompt}")
+    # keyed by the run, not the wording: the prompt line read again on a retry may differ
+    secret = await ask_secret(refused, question, f"pane {run.pane_id} asks: {prompt}",
+                              about=f"secret for {run.run_id}")
     try:
         again = await _secret_reader(run)
         state = await ctx.tmux.run(
