@@ -110,3 +110,4 @@ async def test_the_call_reports_progress_while_the_person_thinks(tmux_server, sh
                                         progress_callback=progress)
     assert error_code(result) == "unanswered_by_user"
     assert told and all(m and m.startswith("waiting for the person to answer") for m in told)
+
