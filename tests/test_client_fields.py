@@ -45,7 +45,7 @@ def test_every_tool_answers_alike_with_and_without_wait_for_previous(
     ids = {"pane_id": pane.pane_id, "window_id": pane.window_id, "session_id": pane.session_id}
     _, listed = wire.request("tools/list")
     tools = listed["result"]["tools"]
-    assert len(tools) == 46
+    assert len(tools) == 47
     for tool in tools:
         name = tool["name"]
         # Every tool, without running anything: a refusal that names only the real defect.

@@ -17,7 +17,7 @@ from muxport.testing import text_block
 from tests.wire_kit import TIMEOUT, Wire, initialized
 
 WIRE_LIMIT = 60_000
-MODEL_LIMIT = 22_000
+MODEL_LIMIT = 22_300  # 22,000 until request_secret (issue 36) took 260 of it
 LEAKS = ("TOOLS.md", "DESIGN")
 
 
@@ -44,7 +44,7 @@ def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
     # sizes below are the wire's own
     assert compact(answer) == wire.raw[-1].rstrip(b"\n") and size == len(wire.raw[-1])
     tools = answer["result"]["tools"]
-    assert len(tools) == 46
+    assert len(tools) == 47
     seen = sum(model_visible(t) for t in tools)
     assert size <= WIRE_LIMIT, f"tools/list is {size} bytes on the wire"
     assert seen <= MODEL_LIMIT, f"names + descriptions + input schemas are {seen} bytes"

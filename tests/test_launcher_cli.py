@@ -71,6 +71,8 @@ def test_doctor_prints_version_socket_caller_and_selection(muxport_cli, tmux_ser
     assert lines["caller"].startswith("outside")
     assert lines["toolsets"] == "inspect"
     assert "list_panes" in done.stdout
+    # doctor has no client: it says how a client is asked, and where to see if it can be
+    assert lines["ask the person"].startswith("when the client declares elicitation, within 120 s")
 
 
 def test_doctor_never_starts_the_dedicated_daemon(muxport_cli):

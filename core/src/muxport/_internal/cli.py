@@ -14,7 +14,7 @@ import anyio
 from muxport_launch.arguments import parser
 from muxport_launch.early import EarlyInitialize
 
-from muxport._internal import VERSION, app, heap, regex_work
+from muxport._internal import VERSION, app, asking, heap, regex_work
 from muxport._internal.caller import detect
 from muxport._internal.connection import Connection, Settings, connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
@@ -92,6 +92,7 @@ async def report(conn: Connection, toolsets: Toolsets, request: SelectionRequest
         print(f"transport {key.replace('_', ' ')}: {value}")
     print(f"socket: {conn.socket_path} ({conn.selector}, from {conn.source}; server {conn.state})")
     print(f"caller: {' '.join(filter(None, (caller.relation, caller.pane_id)))} ({caller.how})")
+    print(asking.doctor_line())
     print(f"toolsets: {', '.join(surface.selection['toolsets']) or 'none'}")
     print(f"tools ({len(surface.specs)}): {', '.join(sorted(surface.specs))}")
     for row in installed_rows(toolsets, surface):

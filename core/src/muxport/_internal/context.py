@@ -21,12 +21,14 @@ import anyio
 from anyio.abc import TaskGroup
 from pydantic import BaseModel
 
+from muxport._internal import asking, asking_secret
 from muxport._internal.answers import AnswerBudget, answer_budget, answering
 from muxport._internal.budgets import PROGRESS_EVERY
 from muxport._internal.caller import Caller
 from muxport._internal.declare import Toolbox, ToolSpec
-from muxport._internal.errors import StartupError
+from muxport._internal.errors import Refused, StartupError
 from muxport._internal.hookguard import GUARDED, guarding
+from muxport._internal.secret_page import Secret
 from muxport._internal.shutdown import Shutdown
 from muxport._internal.tmuxclient import Tmux
 from muxport._internal.transport import Transport
@@ -133,6 +135,22 @@ class ToolContext:
         activity.wait(seconds)`` is true when the pane stirred (docs/runs-and-waits.md);
         take the baseline capture inside the block."""
         return watcher(self, pane_id, session_id)
+
+    async def ask_person(self, refused: Refused, question: str, about: str = "") -> None:
+        """Ask the person to lift ``refused`` (docs/asking.md): return on accept; raise it
+        as is when the client cannot be asked, else ``declined_by_user`` or
+        ``unanswered_by_user``. ``question`` names exactly what would happen."""
+        await asking.ask_person(refused, question, about)
+
+    async def ask_secret(self, refused: Refused, question: str, prompt: str,
+                         about: str = "") -> Secret:
+        """A secret the person typed on a one-time local page (URL mode only, never through
+        the model: docs/asking.md); ``Secret.drop`` it once used."""
+        return await asking_secret.ask_secret(refused, question, prompt, about)
+
+    def input_sent(self) -> None:
+        """Input reached a pane: a later question of this call must not replay it."""
+        asking.input_sent()
 
     def is_selected(self, name: str) -> bool:
         """Whether ``name`` is callable on this server (listed, or granted to this tool)."""

@@ -6,13 +6,15 @@ tmux invocation) works out the cohort: the target plus, when the target's effect
 ``synchronize-panes`` is on, every pane of its window whose effective option is on
 (a pane-level value overrides the window's; ``#{synchronize-panes}`` in a pane
 format is that effective value). The whole send is refused if any member is the
-caller, dead, input-disabled, in a mode or attended.
+caller, dead, input-disabled, in a mode or attended; the person may lift the last of
+these, when the client can ask them (docs/asking.md).
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from muxport._internal.asking import ask_person
 from muxport._internal.context import ToolContext
 from muxport._internal.errors import Refused
 from muxport._internal.objects import SEP, fmt, parse, records
@@ -99,7 +101,8 @@ def _refuse(message: str, reason: str, pane_id: str, cohort: list[str]) -> Refus
 
 
 def _check_pane(ctx: ToolContext, pane: _Pane, clients: list[_Client], target: str,
-                cohort: list[str]) -> None:
+                cohort: list[str]) -> tuple[Refused, str] | None:
+    """Raise what no one may lift; return the attended refusal (and by whom) a person may."""
     via = "" if pane.id == target else f" (it receives input to {target} through synchronize-panes)"
     if ctx.caller.relation == "inside" and pane.id == ctx.caller.pane_id:
         raise _refuse(
@@ -121,20 +124,33 @@ def _check_pane(ctx: ToolContext, pane: _Pane, clients: list[_Client], target: s
             "yourself or target another pane; list_panes shows in_mode", "in_mode", pane.id, cohort)
     for client in clients:
         if client.can_type and pane.active and client.window_id == pane.window_id:
-            raise _refuse(
+            return _refuse(
                 f"pane {pane.id} is attended: it is the active pane of window {pane.window_id} "
                 f"shown by the read-write client {client.label}{via}, where a person's keystrokes "
                 "land; target a pane nobody is looking at (split_window or create_window make one, "
-                "list_panes shows the rest)", "attended", pane.id, cohort)
+                "list_panes shows the rest)", "attended", pane.id, cohort), client.label
+    return None
+
+
+def _question(attended: list[tuple[_Pane, str]], target: str, what: str) -> str:
+    panes = "; ".join(f"pane {p.id} (running {p.command or '?'}, shown on {who})"
+                      for p, who in attended)
+    sending = what or "input"
+    via = "" if attended[0][0].id == target else f" through synchronize-panes from {target}"
+    return (f"muxport asks: send {sending} to {panes}{via}? A person is looking at it: "
+            "what they type would mix with this input.")
 
 
 async def check_input(
-    ctx: ToolContext, pane_id: str, *, paste: bool = False, exactly_one: bool = False
+    ctx: ToolContext, pane_id: str, *, paste: bool = False, exactly_one: bool = False,
+    what: str = "",
 ) -> Cohort:
     """Work out who would receive input sent to ``pane_id``; raise ``Refused`` unless all may.
 
     ``paste``: only the target receives (paste-buffer ignores synchronize-panes).
     ``exactly_one``: framed commands refuse a cohort larger than the target.
+    ``what``: the input, as the person asked about an attended pane reads it ("the keys
+    'ls' Enter"); a client that can ask the person lifts that refusal (docs/asking.md).
     """
     out = await ctx.tmux.run(
         ("list-panes", "-t", pane_id, "-F", "P" + SEP + fmt(PANE_FORMAT)),
@@ -160,8 +176,11 @@ async def check_input(
             f"({ctx.caller.how}), so input tools fail closed; restart muxport with TMUX_PANE "
             "set (or outside tmux); tmux://capabilities shows the caller relation",
             "caller_unproven", pane_id, cohort)
+    attended = []
     for pane in receivers:
-        _check_pane(ctx, pane, clients, pane_id, cohort)
+        found = _check_pane(ctx, pane, clients, pane_id, cohort)
+        if found is not None:
+            attended.append((pane, *found))
     if exactly_one and len(cohort) > 1:
         others = ", ".join(cohort[1:])
         raise _refuse(
@@ -169,4 +188,8 @@ async def check_input(
             f"send it to {others}; set_synchronize_panes with enabled false on window "
             f"{target.window_id}, or target a pane of another window",
             "synchronized", pane_id, cohort)
+    if attended:
+        await ask_person(attended[0][1], _question(
+            [(pane, who) for pane, _refused, who in attended], pane_id, what),
+            about="attended " + " ".join(pane.id for pane, _r, _w in attended))
     return Cohort(pane_ids=cohort, command=target.command, pane_pid=target.pid)

@@ -31,6 +31,10 @@ from muxport._internal.answers import (
     shape,
 )
 from muxport._internal.arguments import without_client_fields
+from muxport._internal.asking import NeedsInput, ask_seconds, asking, needs_input_in
+from muxport._internal.asking_secret import Pages
+from muxport._internal.asking_wire import Seal, asking_for, input_required
+from muxport._internal.asking_wire import report as asking_report
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row, wire_hints
 from muxport._internal.context import Services, ToolContext
@@ -89,6 +93,8 @@ class MuxportServer:
         self.services = services
         self.report = report
         self.audit = Audit.from_env()
+        self.seal, self.ask_seconds = Seal(), ask_seconds()  # asking the person (asking.py)
+        self.pages = Pages(lambda: self.services.task_group)
         self.tools = [tool_definition(surface.rows[name]) for name in sorted(surface.specs)]
         with warnings.catch_warnings():  # logging: deprecated in 2026-07-28, not before
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -117,9 +123,14 @@ class MuxportServer:
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         with self.audit.record(params.name, params.arguments) as entry:
-            result = await self.dispatch(ctx, params.name, params.arguments or {})
+            try:
+                with asking(asking_for(ctx, params, self.seal, self.ask_seconds, self.pages)):
+                    result = await self.dispatch(ctx, params.name, params.arguments or {})
+            except NeedsInput as need:  # 2026-07-28: the client asks the person, then retries
+                entry.finish(False, "input_required")
+                return input_required(need, self.seal, self.ask_seconds)
             entry.finish(result.is_error, (result.meta or {}).get("error_code"))
             return result
 
@@ -157,9 +168,13 @@ class MuxportServer:
                 result = await self.services.func(name)(tool_ctx, args)
             if result is None:  # the grace after EOF is over: cancelled
                 return error_result(cut_short(name))
+        except NeedsInput:
+            raise
         except ToolError as exc:
             return error_result(exc)
         except Exception as exc:
+            if (need := needs_input_in(exc)) is not None:
+                raise need from None
             # Tool errors raised inside task groups arrive as ExceptionGroups; OS refusals
             # (ENOSPC, EMFILE) are not bugs either: both answer with what happened.
             mapped = tool_error_of(exc, f"running {name}")
@@ -223,7 +238,8 @@ class MuxportServer:
         uri = str(params.uri)
         if uri == resources.CAPABILITIES_URI:
             limit, why = budget_in_force(client_name(ctx))
-            text = json.dumps({**self.report, "answer_budget": {"characters": limit, "why": why}},
+            text = json.dumps({**self.report, "answer_budget": {"characters": limit, "why": why},
+                               "ask_person": asking_report(ctx, self.ask_seconds)},
                               separators=(",", ":"), ensure_ascii=False)
         else:
             try:
@@ -233,6 +249,8 @@ class MuxportServer:
             # the tool's own dispatch: selection, checks, budgets, hook check, audit
             result = await self.call_tool(ctx, types.CallToolRequestParams(
                 name=name, arguments=arguments))
+            if not isinstance(result, types.CallToolResult):  # no resource asks the person
+                raise MCPError(code=INVALID_PARAMS, message=f"{uri} cannot be read here")
             if result.is_error:
                 code = (result.meta or {}).get("error_code")
                 text = " ".join(c.text for c in result.content if isinstance(c, types.TextContent))

@@ -7,7 +7,8 @@ in synchronous code) for bounded waiting, and ``HOSTILE_PATTERNS`` (the costlies
 client regexes) for tools that take patterns. ``muxport.testing.hooks`` holds rc files
 whose prompt hooks keep a shell busy between commands. ``muxport.testing.agents`` runs real
 clients from npm (Claude Code, Gemini CLI, Codex) against ``muxport.testing.model_api``, a
-scripted stand-in for their model APIs (docs/client-fit.md, "Real clients").
+scripted stand-in for their model APIs (docs/client-fit.md, "Real clients"). ``Person`` and
+``person_client``: a scripted person answering elicitation behind a real client (docs/asking.md).
 
 The fixtures live in ``muxport.testing.plugin`` (a ``pytest11`` entry point), so any
 project that installs muxport gets them.
@@ -16,6 +17,7 @@ project that installs muxport gets them.
 from muxport._internal.caller import Caller
 from muxport._internal.facts import TmuxResult
 from muxport.testing import hooks, reach
+from muxport.testing.asking import Person, fill_in, http, person_client
 from muxport.testing.clients import (
     CheckedCalls,
     MCPError,
@@ -39,6 +41,7 @@ __all__ = [
     "FakeTmux",
     "JsonLines",
     "MCPError",
+    "Person",
     "ShellPane",
     "TmuxResult",
     "TmuxServer",
@@ -46,9 +49,12 @@ __all__ = [
     "capability_row",
     "eventually",
     "eventually_blocking",
+    "fill_in",
     "hooks",
+    "http",
     "in_process_client",
     "launcher",
+    "person_client",
     "reach",
     "stdio_client",
     "text_block",

@@ -4,7 +4,7 @@ from typing import Any
 
 from muxport import ToolRegistry, hookimpl
 
-from muxport_execute import create, keys, panes, paste, sync
+from muxport_execute import create, keys, panes, paste, secret, sync
 from muxport_execute.frames import choose
 from muxport_execute.run import cleanup
 from muxport_execute.run import tools as run_tools
@@ -19,6 +19,7 @@ def register_tools(registry: ToolRegistry) -> None:
         *paste.TOOLS,
         *sync.TOOLS,
         *run_tools.TOOLS,
+        *secret.TOOLS,
     )
 
 

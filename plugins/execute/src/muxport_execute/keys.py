@@ -72,9 +72,17 @@ def send_commands(args: KeysArgs) -> list[tuple[str, ...]]:
     return commands
 
 
+def described(args: KeysArgs) -> str:
+    """The keys as the person asked about an attended pane reads them (docs/asking.md)."""
+    said = " ".join(repr(key) for key in args.keys)
+    what = f"the text {said}" if args.literal else f"the keys {said}"
+    return what + (" then Enter" if args.enter else "")
+
+
 async def send(runs: RunTable, ctx: ToolContext, args: KeysArgs) -> KeysSent:
-    cohort = await check_input(ctx, args.pane_id)
+    cohort = await check_input(ctx, args.pane_id, what=described(args))
     await ctx.tmux.run(*send_commands(args))
+    ctx.input_sent()  # a later row's question must not replay this one (docs/asking.md)
     for pane_id in cohort.pane_ids:  # a run clears this server's own text first
         runs.pending.typed(pane_id, args.keys, args.literal, args.enter)
     return KeysSent(

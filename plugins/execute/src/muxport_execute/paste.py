@@ -43,7 +43,9 @@ async def paste_text(runs: RunTable, ctx: ToolContext, args: PasteArgs) -> Paste
 
     Refused as send_keys is; nothing pasted.
     """
-    await check_input(ctx, args.pane_id, paste=True)
+    shown = args.text if len(args.text) <= 300 else args.text[:300] + "…"
+    await check_input(ctx, args.pane_id, paste=True,
+                      what=f"a paste of {len(args.text)} characters ({shown!r})")
     name = f"muxport-paste-{uuid.uuid4().hex}"
     pieces = list(chunks(args.text + ("\n" if args.enter else "")))
     pasted = False

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from muxport import NotFound, Refused, ToolContext
 from muxport.formats import fmt, records
 
-PLACE = fmt(("pane_id", "window_id", "session_id", "window_panes", "session_windows"))
+PLACE = fmt(("pane_id", "window_id", "session_id", "window_panes", "session_windows",
+             "pane_current_command"))
 KINDS = {"pane": "list_panes", "window": "list_windows", "session": "list_sessions"}
 
 
@@ -22,6 +23,7 @@ class Place:
     session: str
     window_panes: int
     session_windows: int
+    command: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,13 +50,25 @@ async def topology(ctx: ToolContext) -> Topology:
     )
     places = []
     for record in records(out.stdout):
-        pane, window, session, panes, windows = record
-        places.append(Place(pane, window, session, int(panes), int(windows)))
+        pane, window, session, panes, windows, command = record
+        places.append(Place(pane, window, session, int(panes), int(windows), command))
     return Topology(places, exit_empty=out.lines[-1].strip() == "on")
 
 
-def check_caller(ctx: ToolContext, held: list[Place], what: str, confirm_self: bool) -> None:
-    """Refuse to kill the caller pane, or what holds it, unless ``confirm_self``."""
+def question(held: list[Place], what: str, caller_pane: str) -> str:
+    """What the person is asked: the target, what runs in it, and what killing it ends."""
+    running = ", ".join(sorted({p.command or "?" for p in held}))
+    count = f"its {len(held)} panes" if len(held) > 1 else "its pane"
+    holds = "" if what == f"pane {caller_pane}" else f" with {count} including pane {caller_pane}"
+    return (f"muxport asks: kill {what}{holds} (running {running})? Pane {caller_pane} is the "
+            "pane this MCP server runs in: killing it ends muxport and the assistant's tmux "
+            "link in this conversation.")
+
+
+async def check_caller(ctx: ToolContext, held: list[Place], what: str,
+                       confirm_self: bool) -> None:
+    """Refuse to kill the caller pane, or what holds it, unless ``confirm_self`` or the
+    person, asked, allows it (docs/asking.md)."""
     if confirm_self:
         return
     caller = ctx.caller
@@ -66,12 +80,13 @@ def check_caller(ctx: ToolContext, held: list[Place], what: str, confirm_self: b
         )
     if caller.pane_id is not None and any(p.pane == caller.pane_id for p in held):
         whose = "is" if what == f"pane {caller.pane_id}" else "holds"
-        raise Refused(
+        refused = Refused(
             f"{what} {whose} pane {caller.pane_id}, the pane this MCP server runs in: killing it "
             "ends muxport and this conversation's tmux link. Pass confirm_self: true if that is "
             "intended, or pick another target (list_panes marks the caller pane)",
             code="caller_pane",
         )
+        await ctx.ask_person(refused, question(held, what, caller.pane_id))
 
 
 def check_server_survives(top: Topology, ending: set[str]) -> str | None:

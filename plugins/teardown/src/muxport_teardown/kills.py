@@ -87,7 +87,7 @@ async def kill_pane(ctx: ToolContext, args: KillPaneArgs) -> PaneKilled:
     """
     top = await topology(ctx)
     held = top.of("pane", args.pane_id)
-    check_caller(ctx, held, f"pane {args.pane_id}", args.confirm_self)
+    await check_caller(ctx, held, f"pane {args.pane_id}", args.confirm_self)
     window_ended = held[0].window_panes == 1
     ending = {p.session for p in held if window_ended and p.session_windows == 1}
     note = check_server_survives(top, ending)
@@ -106,7 +106,7 @@ async def kill_window(ctx: ToolContext, args: KillWindowArgs) -> WindowKilled:
     """
     top = await topology(ctx)
     held = top.of("window", args.window_id)
-    check_caller(ctx, held, f"window {args.window_id}", args.confirm_self)
+    await check_caller(ctx, held, f"window {args.window_id}", args.confirm_self)
     ending = {p.session for p in held if p.session_windows == 1}
     note = check_server_survives(top, ending)
     await ctx.tmux.run(("kill-window", "-t", args.window_id))
@@ -123,7 +123,7 @@ async def kill_session(ctx: ToolContext, args: KillSessionArgs) -> SessionKilled
     """
     top = await topology(ctx)
     held = top.of("session", args.session_id)
-    check_caller(ctx, held, f"session {args.session_id}", args.confirm_self)
+    await check_caller(ctx, held, f"session {args.session_id}", args.confirm_self)
     note = check_server_survives(top, {args.session_id})
     await ctx.tmux.run(("kill-session", "-t", args.session_id))
     return SessionKilled(session_id=args.session_id, killed=True, note=note)

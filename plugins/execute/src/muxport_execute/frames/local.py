@@ -88,7 +88,8 @@ class LocalStrategy:
         async with anyio.create_task_group() as group:
 
             async def again() -> None:
-                await check_input(ctx, self.pane_id, exactly_one=True)
+                await check_input(ctx, self.pane_id, exactly_one=True,
+                                  what=f"the command {self.command!r}")
 
             async def line() -> None:
                 lines.append(await read_line(ctx.tmux, self.pane_id))

@@ -121,7 +121,8 @@ class TypedStrategy:
                     "may still be connecting, ask for a password, or run a program)", lines,
                 )
             self.frame = answered
-        await check_input(ctx, self.pane_id, exactly_one=True)  # again, right before typing
+        # again, right before typing
+        await check_input(ctx, self.pane_id, exactly_one=True, what=f"the command {self.command!r}")
         return None
 
     async def _far_view(self, ctx: ToolContext, tty: str) -> None:

@@ -230,8 +230,9 @@ def waiting_note(run: Run, reading: Reader, program: str) -> str:
     if reading.echo_off:
         return (
             f"run {run.run_id} waits for input with echo off in {run.pane_id}: a password or "
-            "another secret. Ask the user to type it into that pane themselves; never ask for "
-            f"a password or send one yourself; {collect} (send_keys C-c gives up)"
+            "another secret. Ask the user to type it into that pane themselves, or call "
+            "request_secret (the user types it on a one-time page); never ask for a password or "
+            f"send one yourself; {collect} (send_keys C-c gives up)"
         )
     return (
         f"run {run.run_id} waits for input in {run.pane_id} (see prompt): answer with "

@@ -94,7 +94,8 @@ async def _frame(
     requested: Requested,
 ) -> Strategy:
     """The frame the pane's foreground program needs (refused where none fits)."""
-    cohort = await check_input(ctx, run.pane_id, exactly_one=True)
+    cohort = await check_input(ctx, run.pane_id, exactly_one=True,
+                               what=f"the command {command!r}")
     shell = cohort.command
     if not is_carrier(shell) and program_name(shell) != "fish":
         # waits for a shell that is still starting; refuses what is not a shell
