@@ -9,7 +9,7 @@ reads this machine's /proc (host/input_wait.py), right before the secret is type
 from __future__ import annotations
 
 import anyio
-from muxport import INPUT, Args, Refused, Result, ToolContext, tool
+from muxport import Args, Capability, Refused, Result, ToolContext, tool
 from pydantic import Field
 
 from muxport_execute.host.input_wait import Reader, start_thread, until_reading
@@ -56,7 +56,7 @@ async def _prompt(ctx: ToolContext, pane_id: str) -> str:
     return shown[-1][:200] if shown else "a secret"
 
 
-@tool(INPUT, title="Ask the user for a secret")
+@tool(Capability.INPUT, title="Ask the user for a secret")
 async def request_secret(runs: RunTable, ctx: ToolContext, args: SecretArgs) -> SecretSent:
     """For a run waiting_for_input with echo_off: the user types the secret on a one-time
     page; muxport types it in. It never reaches you."""
