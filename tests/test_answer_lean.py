@@ -40,13 +40,15 @@ def test_a_model_reads_the_same_fields_in_both_forms(tmux_server: Any, shell_pan
         ran = call(wire, schemas, "run_shell_command", pane_id=pane.pane_id, command="true",
                    timeout=20, max_lines=50)
         structured = ran["structuredContent"]
-        assert set(structured) == {"outcome", "exit_status", "seconds"}, structured
-        assert head(ran) == structured  # no body: the text is the same JSON
+        assert set(structured) == {"outcome", "exit_status", "output", "seconds"}, structured
+        assert structured["output"] == []  # kept for programs; the text leaves it out
+        assert head(ran) == {k: v for k, v in structured.items() if k != "output"}
         assert answer_of(ran) == {**structured, "pane_id": pane.pane_id,
                                   "effective_timeout": 20, "max_lines": 50, "invalid_utf8": 0}
 
         base = call(wire, schemas, "capture_since", pane_id=pane.pane_id)
-        assert set(base["structuredContent"]) == {"note"}  # no lines, no count, no cursor
+        assert base["structuredContent"] == {"note": base["structuredContent"]["note"],
+                                             "content": []}  # no count, no cursor
         cursor = base["_meta"]["muxport/unseen"]["cursor"]
         pane.run("echo one; echo 'two \"quoted\"'")
         since = call(wire, schemas, "capture_since", pane_id=pane.pane_id, cursor=cursor)
