@@ -48,6 +48,9 @@ class PlainSight:
         self.asked.append("foreground_program")
         return "vim"  # what the note names a way out of
 
+    def reader_program(self, reading: Reader) -> str | None:
+        return None
+
 
 @dataclass
 class PlainStrategy:

@@ -24,7 +24,6 @@ from muxport_execute.host.procs import foreground_group
 from muxport_execute.notes import is_posix_shell, program_name
 
 Requested = Literal["auto", "local", "typed"]  # what the tool's schema offers
-__all__ = ["Reach", "Requested", "choose", "installation"]
 
 
 def foreground_uid(pane_pid: str) -> int | None:

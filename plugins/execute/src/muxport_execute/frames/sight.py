@@ -41,6 +41,10 @@ class ProcessView(Protocol):
         """The program in front (vim, less), where tmux names the frame's subshell."""
         ...
 
+    def reader_program(self, reading: Reader) -> str | None:
+        """The name of the program that reads (tmux names the job's leader)."""
+        ...
+
 
 @dataclass(frozen=True)
 class LocalSight:
@@ -63,6 +67,9 @@ class LocalSight:
     def foreground_program(self) -> str | None:
         return procs.foreground_program(self.view.pane_pid)
 
+    def reader_program(self, reading: Reader) -> str | None:
+        return procs.command_name(reading.pid) or None
+
 
 @dataclass(frozen=True)
 class FarSight:
@@ -81,3 +88,6 @@ class FarSight:
 
     def foreground_program(self) -> str | None:
         return None
+
+    def reader_program(self, reading: Reader) -> str | None:
+        return reading.name or None  # the far host's look named it

@@ -11,9 +11,9 @@ from muxport import Result, ToolContext, ToolError, os_fault
 from muxport.policy import DEFAULT_LINES, DEFAULT_WAIT, clamp_lines, keep_newest
 from pydantic import Field, WithJsonSchema
 
+from muxport_execute.frames.sight import ProcessView
 from muxport_execute.frames.strategy import FrameName
 from muxport_execute.frames.where import far_host
-from muxport_execute.host import procs
 from muxport_execute.host.input_wait import Reader
 from muxport_execute.notes import (
     background_note,
@@ -140,7 +140,6 @@ def _tool_error(exc: BaseException) -> ToolError | None:
 
 async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
     reading: Reader | None = None
-
     view = run.view  # the frame's view of the run's processes (frames/sight.py), if any
 
     async def inputs(scope: anyio.CancelScope) -> None:
@@ -175,8 +174,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         note = background_note(run.pane_id, run.run_id)
         return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait,
                       note, outgrew=outgrew)
-    if reading is not None:
-        note = waiting_note(run, reading, reader_name(reading, seen.command))
+    if reading is not None and view is not None:  # only a view finds a reader
+        note = waiting_note(run, reading, reader_name(view, reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
                       max_lines, wait, note, reading, outgrew)
     note = (
@@ -207,11 +206,10 @@ def shown(run: Run, command: str) -> str:
     return found or command
 
 
-def reader_name(reading: Reader, shown: str) -> str:
-    """The program that reads (tmux names the job's leader, the frame's subshell)."""
-    if reading.name is not None:  # a far host's process: its name came with it
-        return reading.name or shown
-    return procs.command_name(reading.pid) or shown
+def reader_name(view: ProcessView, reading: Reader, shown: str) -> str:
+    """The program that reads, as the run's view names it (tmux names the job's leader,
+    the frame's subshell: ``shown``)."""
+    return view.reader_program(reading) or shown
 
 
 def waiting_note(run: Run, reading: Reader, program: str) -> str:

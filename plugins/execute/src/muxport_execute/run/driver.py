@@ -1,12 +1,12 @@
 """A run's one owner, from reserve to end (docs/run-outcomes.md, "Frames").
 
 ``start`` reserves the pane, checks what runs there and chooses the frame (the reach)
-before anything is built; the frame (a ``frames.base.Strategy``, built by its kind in
-the table of frame kinds, frames/kinds.py) then
-prepares, types its line and follows the run. Its events become the run's transitions
-here, and nowhere else; a run's fields are set here, once, when it is dispatched (or
-ends before that). Every ending is recorded here once: the frame's own, a fault's
-(outcome ``error``: a fault ends that run, never the server) and a shutdown's.
+before anything is built; the frame (a ``frames.strategy.Strategy``, built by its kind
+in the table of frame kinds, frames/kinds.py) then prepares, types its line and follows
+the run. Its events become the run's transitions here, and nowhere else; a run's fields
+are set here, once, when it is dispatched (or ends before that). Every ending is recorded
+here once: the frame's own, a fault's (outcome ``error``: a fault ends that run, never
+the server) and a shutdown's.
 """
 
 from __future__ import annotations
