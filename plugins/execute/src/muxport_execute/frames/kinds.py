@@ -2,7 +2,8 @@
 itself here with its name, when it applies to a pane, how its strategy is built (whose
 ``send`` returns its view of the run's processes, frames/sight.py) and its line
 patterns. The choice (frames/choose.py), the driver (run/driver.py) and every extract
-(frames/base.py) ask this table; none names a kind.
+(frames/base.py) ask this table, and the answer (run/answer.py) the run's view; none
+names a kind.
 
 The built-in kinds, local (frames/local.py) and typed (frames/typed.py), register when
 the ``frames`` package is imported (frames/__init__.py); a new kind registers the same way
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from muxport_execute.frames.strategy import Strategy
     from muxport_execute.host.far_input import FarLooks
     from muxport_execute.pane.line_state import PendingInput
+
 Kind = Literal["posix", "fish"]  # the shell a frame's text is written for
 
 
