@@ -18,6 +18,7 @@ import pytest
 from muxport import Refused
 from muxport.testing import TmuxResult, eventually, tool_context
 from muxport_execute.frames import typed
+from muxport_execute.frames.sight import FarSight
 from muxport_execute.host.far_input import FarLooks, FarView, decide, far_reader, far_view
 from muxport_execute.host.far_input import until_far_reading as until_reading
 from muxport_execute.host.far_script import commands, parse
@@ -207,7 +208,7 @@ async def test_a_far_run_reading_with_echo_off_is_seen_from_the_far_host_alone(
     far = LookingTmux("bash")
     ctx, _ = started(far, monkeypatch)
     run = await driver.start(ctx, RunTable(), "%1", "python3 -c 'import getpass'", True, "auto")
-    assert run.view is None and run.far is not None and run.far.shell_group == 4242
+    assert isinstance(run.view, FarSight) and run.view.far.shell_group == 4242
     async with anyio.create_task_group() as group:
         monkeypatch.setattr(ctx, "spawn", group.start_soon)  # the looks run in the background
         answer = await settle(ctx, run, 20, None)
@@ -236,7 +237,7 @@ async def test_a_look_cut_short_ends_the_run_s_looks_and_its_buffer_goes_next(
     ctx, _ = started(far, monkeypatch)
     table = RunTable()
     run = await driver.start(ctx, table, "%1", "cat", True, "auto")
-    assert run.far is not None and run.far.server is table.far_looks
+    assert isinstance(run.view, FarSight) and run.view.far.server is table.far_looks
     async with anyio.create_task_group() as group:
         monkeypatch.setattr(ctx, "spawn", group.start_soon)
         answer = await settle(ctx, run, 1.5, None)

@@ -9,9 +9,10 @@ import re
 
 import pytest
 from execute_kit import call, run
-from muxport_execute.frames.base import Ending, Markers
+from muxport_execute.frames.base import Markers
 from muxport_execute.frames.local_files import Frame
 from muxport_execute.frames.scrub import scrub
+from muxport_execute.frames.strategy import Ending
 from muxport_execute.run.driver import scrubbed
 
 pytestmark = pytest.mark.timeout(60)

@@ -11,7 +11,8 @@ import pytest
 from execute_kit import run
 from muxport.policy import without_plumbing
 from muxport_execute.frames import local_files, typed_buffer
-from muxport_execute.frames.base import Ending, Markers
+from muxport_execute.frames.base import Markers
+from muxport_execute.frames.strategy import Ending
 from muxport_execute.frames.typed_text import Kind, new_typed_frame
 from muxport_execute.run.driver import scrubbed
 

@@ -127,9 +127,9 @@ def test_every_shell_of_a_far_server_gets_the_typed_frame(command, kind, monkeyp
 
     monkeypatch.setattr(choosing, "foreground_uid", no_proc)
     for requested in ("auto", "typed"):
-        reach = choose(requested, command, str(os.getpid()), "%1", remote_host=FAR)
+        reach = choose(requested, command, str(os.getpid()), "%1", far_host=FAR)
         assert (reach.frame, reach.kind, reach.local_view) == ("typed", kind, False)
-    carried = choose("auto", "ssh", str(os.getpid()), "%1", remote_host=FAR)
+    carried = choose("auto", "ssh", str(os.getpid()), "%1", far_host=FAR)
     assert (carried.frame, carried.kind, carried.local_view, carried.carrier) == (
         "typed", None, False, "ssh")
 
@@ -137,9 +137,9 @@ def test_every_shell_of_a_far_server_gets_the_typed_frame(command, kind, monkeyp
 @pytest.mark.parametrize("command", ["bash", "fish", "ssh", "su"])
 def test_the_local_frame_is_refused_on_a_far_server(command):
     with pytest.raises(Refused, match=re.escape(f"runs on {FAR}")) as refused:
-        choose("local", command, "1", "%1", remote_host=FAR)
+        choose("local", command, "1", "%1", far_host=FAR)
     assert refused.value.data["reason"] == "local_frame_unreachable"
-    assert refused.value.data["remote_host"] == FAR
+    assert refused.value.data["host"] == FAR
 
 
 @pytest.mark.parametrize("command", ["bash", "fish"])

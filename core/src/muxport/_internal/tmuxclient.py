@@ -43,12 +43,6 @@ class Tmux(Protocol):
         says what reaches it (``local``, ``ssh``)."""
         ...
 
-    @property
-    def remote_host(self) -> str | None:
-        """``host.name`` when not ``host.local``, else None: what execute's frames/ and
-        run/ still ask until they ask ``host`` (to be removed then)."""
-        ...
-
     async def run(
         self, *commands: Sequence[str], check: bool = True, deadline: float = DEADLINE
     ) -> TmuxResult:

@@ -57,11 +57,6 @@ class Transport(LongLivedClients):
         window = 0.0 if self.wire.enabled else BATCH_WINDOW
         self._batch = Batch(lambda commands: self._invoke(commands), window)
 
-    @property
-    def remote_host(self) -> str | None:
-        """Until execute's frames/ and run/ ask ``host``: its name; ``None``: local."""
-        return None if self.host.local else self.host.name
-
     def argv(self, *commands: Sequence[str]) -> list[str]:
         """The argv of one invocation running ``commands`` in order."""
         argv = [self.binary, "-S", self.socket_path]

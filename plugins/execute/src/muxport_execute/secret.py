@@ -12,7 +12,8 @@ import anyio
 from muxport import Args, Capability, Refused, Result, ToolContext, tool
 from pydantic import Field
 
-from muxport_execute.host.input_wait import Reader, start_thread, until_reading
+from muxport_execute.frames.sight import FarSight, LocalSight
+from muxport_execute.host.input_wait import Reader
 from muxport_execute.run.table import Run, RunTable
 
 LOOK_SECONDS = 3.0  # input_wait needs BOUND (0.5 s) of the same reader; a few looks more
@@ -28,19 +29,20 @@ class SecretSent(Result):
     sent: bool
 
 
-async def _secret_reader(run: Run) -> Reader | None:
-    """The process of the run reading the terminal with echo off right now, if any."""
-    if run.final or run.view is None:
+async def _secret_reader(ctx: ToolContext, run: Run) -> Reader | None:
+    """The process of the run reading the terminal with echo off right now, if any (on this
+    machine only: the same process is checked again in its ``/proc`` before typing)."""
+    if run.final or not isinstance(run.view, LocalSight):
         return None
-    start_thread()
+    run.view.ready()
     with anyio.move_on_after(LOOK_SECONDS):
-        reading = await until_reading(run.view)
+        reading = await run.view.until_reading(ctx)
         return reading if reading.echo_off else None
     return None
 
 
 def _not_waiting(run: Run) -> Refused:
-    far = run.view is None and not run.final
+    far = isinstance(run.view, FarSight) and not run.final
     where = " on a far host (muxport cannot check that host's terminal)" if far else ""
     return Refused(
         f"run {run.run_id} in {run.pane_id} is not waiting for a secret{where}; nothing was "
@@ -61,7 +63,7 @@ async def request_secret(runs: RunTable, ctx: ToolContext, args: SecretArgs) -> 
     """For a run waiting_for_input with echo_off: the user types the secret on a one-time
     page; muxport types it in. It never reaches you."""
     run = runs.get(args.run_id)
-    reading = await _secret_reader(run)
+    reading = await _secret_reader(ctx, run)
     if reading is None:
         raise _not_waiting(run)
     prompt = await _prompt(ctx, run.pane_id)
@@ -78,7 +80,7 @@ async def request_secret(runs: RunTable, ctx: ToolContext, args: SecretArgs) -> 
     secret = await ctx.ask_secret(refused, question, f"pane {run.pane_id} asks: {prompt}",
                               about=f"secret for {run.run_id}")
     try:
-        again = await _secret_reader(run)
+        again = await _secret_reader(ctx, run)
         state = await ctx.tmux.run(
             ("display-message", "-p", "-t", run.pane_id, "#{pane_in_mode}#{pane_dead}"))
         if again is None or again.pid != reading.pid or state.lines[-1].strip() != "00":

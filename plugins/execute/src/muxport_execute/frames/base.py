@@ -1,82 +1,16 @@
-"""What every frame shares (docs/run-outcomes.md, "Frames"): the markers a run prints,
-the lines found between them, a run's ending, and the strategy a frame is to the run's
-driver (run/driver.py).
-
-A frame prepares (checks, private files, a probe), sends its one line, then follows
-the run, turning what it sees into events (``started``, ``stopped``, ``resumed``,
-``typed``, ``read``) and
-returns the run's ending. Only the driver turns those into a run's transitions.
+"""What every frame shares (docs/run-outcomes.md, "Frames"): the markers a run prints
+and the lines found between them. The strategy a frame is to the run's driver, and a
+run's ending, are frames/strategy.py's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from dataclasses import dataclass
 
-from muxport import ToolContext
-
+from muxport_execute.frames.kinds import other_frame, piece
 from muxport_execute.frames.scrub import scrub
-from muxport_execute.host.far_input import FarView
-from muxport_execute.host.input_wait import View
-
-FrameName = Literal["local", "typed"]
-Outcome = Literal["completed", "not_started", "lost", "pane_gone", "server_gone", "error"]
-# typed, read: keys typed into the pane wait unread, or the run read them (run-outcomes.md)
-Event = Literal["started", "stopped", "background", "resumed", "typed", "read"]
-Emit = Callable[[Event], None]
-
-
-@dataclass(frozen=True)
-class Ending:
-    """What a run left: its final answer."""
-
-    outcome: Outcome
-    exit_status: int | None = None
-    output: list[str] = field(default_factory=list)
-    framed: bool = False
-    lines_missed: bool = True
-    note: str | None = None
-    reason: str | None = None  # why it did not start, or what failed (error_code)
-    pane_lines: list[str] | None = None  # what the pane showed, when that explains it
-    invalid_utf8: int | None = None  # bytes not UTF-8 in the raw output (None: not known)
-    # the output outgrew the pane's history (its start marker is gone from a full history):
-    # its first lines are lost, which the answer says as truncated (issue 30)
-    outgrew: bool = False
-
-
-class Strategy(Protocol):
-    """One frame of one run, as the driver uses it: built once the reach is chosen."""
-
-    @property
-    def name(self) -> FrameName: ...
-
-    async def prepare(self, ctx: ToolContext) -> Ending | None:
-        """Everything before typing (checks, files, a probe); an ending where the run
-        ends without its line typed; raises ``Refused`` where nothing was typed."""
-        ...
-
-    async def send(self, ctx: ToolContext) -> View | FarView | None:
-        """Type the line; the run's processes as ``/proc`` shows them (a far server's
-        host's, through tmux: ``FarView``), if it can."""
-        ...
-
-    async def follow(self, emit: Emit) -> Ending:
-        """Watch the dispatched run, emitting its events, until it ends."""
-        ...
-
-    def extract(self, capture: list[str]) -> Extracted:
-        """The run's output in a joined capture of its pane."""
-        ...
-
-    def scrub(self, rows: list[str]) -> list[str]:
-        """``rows`` without any text of this run's markers or typed line (frames/scrub.py)."""
-        ...
-
-    async def close(self) -> None:
-        """Release what the frame holds (clients, pipes, private files); never raises."""
-        ...
+from muxport_execute.frames.strategy import Extracted
 
 
 def quote(value: str) -> str:
@@ -114,28 +48,10 @@ class Markers:
         return scrub(rows, self.nonce, self.frame_lines)
 
 
-# Another run's frame lines: a marker row, or the typed line that sourced a frame.
-OTHER_FRAME = re.compile(
-    r"[0-9a-f]{32}:(?:s|[ex]:[0-9]{1,3}|p:\S*)$|(?:\\\.|sh) '[^']*/mxr-[^/']+/run'"
-    r"|eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s"  # typed frames (typed_text.py)
-)
-
-# What a command printing over a frame's row leaves of it at the row's end (frames/scrub.py):
-# the end of a marker (8 or more of its nonce's digits) or of a typed line (its directory's
-# random part). Another run's: as OTHER_FRAME, nothing above it is this run's.
-PIECE = re.compile(r"[0-9a-f]{8,}(?::s|:[ex]:[0-9]{1,3})$|-[a-z0-9_]{8}/run'$")
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """The command's lines found in a capture."""
-
-    lines: list[str]
-    started: bool  # the start marker is still in the pane
-    ended: bool  # the end marker is in the pane, after the start marker if that is there
-    status: int | None  # the status the end marker carries
-    out_of_order: bool = False  # the end marker is above the start marker (cursor moved up)
-    hidden: int = 0  # rows the pane showed while the run was stopped, left out
+# Another run's frame rows (a marker row, any kind's typed line) and what a command printing
+# over a frame's row leaves of it at the row's end (frames/scrub.py) come from the table of
+# frame kinds (frames/kinds.py: ``other_frame``, ``piece``): nothing above such a row is
+# this run's.
 
 
 # A shell's job line that says a job stopped (C-z), anchored at the row's start: a job's
@@ -225,13 +141,14 @@ def extract(frame: Markers, capture: list[str]) -> Extracted:
         stop, match = ends[0]
         tail, status = ([match.group(1)] if match.group(1) else []), int(match.group(2))
     region = rows[:stop]
+    others, pieces = other_frame(), piece()
     cut = max(
-        (i for i, row in enumerate(region) if OTHER_FRAME.search(row) or PIECE.search(row)),
+        (i for i, row in enumerate(region) if others.search(row) or pieces.search(row)),
         default=-1,
     )
     # a piece of this run's own typed line or start marker is where its output begins, and
     # the text the command printed over it on that row is the command's (kept, scrubbed)
-    own = cut >= 0 and not OTHER_FRAME.search(region[cut]) and (
+    own = cut >= 0 and not others.search(region[cut]) and (
         frame.scrub(region[cut : cut + 1]) != region[cut : cut + 1])
     lines = frame.scrub(region[cut if own else cut + 1 :] + tail)
     return Extracted(lines if ends else _trimmed(lines), False, bool(ends), status)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from muxport import Tmux
 
-from muxport_execute.frames.base import Ending
+from muxport_execute.frames.strategy import Ending
 from muxport_execute.notes import clear_line
 from muxport_execute.pane.line_state import judge
 from muxport_execute.pane.view import read_line

@@ -11,18 +11,22 @@ output and types the line in one tmux invocation.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 from anyio.abc import Process
-from muxport import Tmux, ToolContext, ToolError
+from muxport import Refused, Tmux, ToolContext, ToolError
 from muxport.policy import check_input
 
-from muxport_execute.frames import local_files
-from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName
+from muxport_execute.frames import kinds, local_files
+from muxport_execute.frames.kinds import FrameKind, Order, PaneFacts, Reach
 from muxport_execute.frames.local_end import Watch
 from muxport_execute.frames.local_follow import follow, stop
+from muxport_execute.frames.sight import LocalSight
+from muxport_execute.frames.strategy import Emit, Ending, Extracted, FrameName
 from muxport_execute.host import procs, shell_reads
 from muxport_execute.host.input_wait import View
 from muxport_execute.pane import raw_bytes, view
@@ -99,7 +103,7 @@ class LocalStrategy:
         await check_line(ctx.tmux, self.pane_id, self.shell, lines[0], self.pending)
         self.room = lines[0].room
 
-    async def send(self, ctx: ToolContext) -> View | None:
+    async def send(self, ctx: ToolContext) -> LocalSight | None:
         assert self.files is not None
         # Read while the shell has the terminal: the run has ended when it has it again.
         group = procs.foreground_group(self.pane_pid)
@@ -124,7 +128,9 @@ class LocalStrategy:
             read_before, len(line.encode()), copy=copy, began=time.monotonic(),
         )
         self.waiter = None  # the watch owns it now
-        return View(int(seen["pid"]), group, seen["tty"]) if seen["pid"].isdigit() else None
+        if not seen["pid"].isdigit():
+            return None
+        return LocalSight(View(int(seen["pid"]), group, seen["tty"]))
 
     async def follow(self, emit: Emit) -> Ending:
         assert self.watch is not None
@@ -156,3 +162,57 @@ class LocalStrategy:
                     await raw_bytes.close(self.watch.tmux, copy)
         if self.files is not None:
             self.files.remove(raw_bytes.raw_path(self.files.directory, self.pane_id).name)
+
+
+def _applies(pane: PaneFacts) -> Reach | None:
+    """A shell of muxport's own user on this machine (asked for by name: any user's); a
+    carrier's far side or a far host's shell cannot read this machine's private files."""
+    asked = pane.requested == "local"
+    if pane.far_host is not None:
+        if asked:
+            raise Refused(
+                f"the tmux server runs on {pane.far_host} (--ssh): the local frame needs a "
+                "shell that reads muxport's private files on this machine, and a shell there "
+                "cannot; use frame 'typed' (or 'auto')",
+                data={"reason": "local_frame_unreachable", "pane_id": pane.pane_id,
+                      "host": pane.far_host},
+            )
+        return None
+    if pane.carrier:
+        if asked:
+            raise Refused(
+                f"pane {pane.pane_id} is running {pane.program}: the local frame needs a shell "
+                "that reads muxport's private files, and the far side of a carrier cannot; "
+                "use frame 'typed' (or 'auto')",
+                data={"reason": "local_frame_unreachable", "pane_id": pane.pane_id,
+                      "command": pane.program},
+            )
+        return None
+    if pane.shell is None or (not asked and pane.other_user):
+        return None
+    return Reach("local", pane.shell, True)
+
+
+def _build(order: Order) -> LocalStrategy:
+    return LocalStrategy(order.pane_id, order.run_id, order.command, order.suppress_history,
+                         order.reach.kind == "fish", order.pane_pid, order.shell, order.pending)
+
+
+def _facts() -> dict[str, Any]:
+    shells = sorted(name for name in {"sh", "bash", "zsh", "dash", "ksh", "fish"}
+                    if shutil.which(name))
+    if "fish" in shells and "sh" not in shells:
+        shells.remove("fish")  # the fish frame runs under sh
+    return {
+        "shells_installed": shells,
+        "how": "private 0600 script sourced by the pane's shell; tmux wait-for",
+        "servers": "on this machine only: a server on another host (--ssh) runs every "
+        "command typed",
+    }
+
+
+kinds.register(FrameKind(
+    "local", _applies, _build, rank=10, facts=_facts,
+    # the typed line that sources a run's frame (local_text.py), and its end
+    line=r"(?:\\\.|sh) '[^']*/mxr-[^/']+/run'", piece=r"-[a-z0-9_]{8}/run'$",
+))

@@ -18,8 +18,9 @@ import anyio
 from anyio.abc import Process
 from muxport import Tmux, TmuxUnresponsive, ToolError
 
-from muxport_execute.frames.base import Ending, resumed_note
+from muxport_execute.frames.base import resumed_note
 from muxport_execute.frames.local_files import Frame
+from muxport_execute.frames.strategy import Ending
 from muxport_execute.host import procs, shell_reads
 from muxport_execute.notes import REWRITTEN, gone_note, is_posix_shell, missing_start
 from muxport_execute.pane import raw_bytes

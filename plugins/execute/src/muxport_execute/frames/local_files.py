@@ -44,8 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from muxport_execute.frames import history
-from muxport_execute.frames.base import Extracted, extract, quote
+from muxport_execute.frames.base import extract, quote
 from muxport_execute.frames.local_text import Layout, command_head, frame_text, run_text
+from muxport_execute.frames.strategy import Extracted
 from muxport_execute.host.owners import directory_prefix
 
 CHANNEL = "channel"  # the run's tmux socket and wait-for channel, for a cleanup after a crash

@@ -35,9 +35,9 @@ import anyio
 from anyio.abc import Process
 from muxport import TmuxUnresponsive
 
-from muxport_execute.frames.base import Emit, Ending
 from muxport_execute.frames.diagnose import not_started
 from muxport_execute.frames.local_end import Watch, conclude, passing
+from muxport_execute.frames.strategy import Emit, Ending
 from muxport_execute.host import procs
 from muxport_execute.notes import gone_note
 from muxport_execute.pane.view import Gone, observe, probe

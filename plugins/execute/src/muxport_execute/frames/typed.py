@@ -18,13 +18,22 @@ import anyio
 from muxport import ToolContext
 from muxport.policy import check_input
 
-from muxport_execute.frames import typed_buffer
-from muxport_execute.frames.base import Emit, Ending, Extracted, FrameName, extract
-from muxport_execute.frames.choose import Reach
+from muxport_execute.frames import kinds, typed_buffer
+from muxport_execute.frames.base import extract
+from muxport_execute.frames.kinds import FrameKind, Kind, Order, PaneFacts, Reach
+from muxport_execute.frames.sight import FarSight, LocalSight, ProcessView
+from muxport_execute.frames.strategy import Emit, Ending, Extracted, FrameName
 from muxport_execute.frames.typed_check import check_far_line
 from muxport_execute.frames.typed_end import shown
 from muxport_execute.frames.typed_follow import TypedWatch, follow, look_until, type_line
-from muxport_execute.frames.typed_text import Kind, TypedFrame, new_typed_frame, probed
+from muxport_execute.frames.typed_text import (
+    CARRIERS,
+    MAX_TYPED,
+    TypedFrame,
+    new_typed_frame,
+    probed,
+)
+from muxport_execute.frames.where import far_host
 from muxport_execute.host import procs
 from muxport_execute.host.far_input import FarLooks, FarView, far_view
 from muxport_execute.host.input_wait import View, echo_off
@@ -75,10 +84,11 @@ class TypedStrategy:
         self.session_id = seen["session"]
         # a far host's tty names no terminal of this machine: never opened here
         # (docs/run-outcomes.md, "A server on another host")
-        self.tty = seen["tty"] if ctx.tmux.remote_host is None else ""
+        far = far_host(ctx.tmux) is not None
+        self.tty = seen["tty"] if not far else ""
         reach = self.reach
         frame = new_typed_frame(reach.kind or "posix", zsh=program_name(self.shell) == "zsh")
-        if ctx.tmux.remote_host is not None and reach.kind is not None and not reach.carrier:
+        if far and reach.kind is not None and not reach.carrier:
             # a far server's own shell can read a tmux buffer: no length limit
             self.buffer = f"muxport-run-{frame.nonce[:16]}"  # the half history forgets by
             self.fetch = typed_buffer.fetch(ctx.tmux.binary, ctx.tmux.socket_path, self.buffer)
@@ -100,7 +110,7 @@ class TypedStrategy:
                     "the pane's terminal reads a line with echo off (the carrier asks for a "
                     "password or passphrase; ask the user to type it): nothing was typed", [],
                 )
-        if ctx.tmux.remote_host is not None and not reach.carrier:
+        if far and not reach.carrier:
             # a far shell: its host's /proc, read (the shell's group) while the line is
             # checked, which leaves the terminal to the shell as typing finds it
             try:
@@ -145,7 +155,7 @@ class TypedStrategy:
         )
         return found, shown(seen.lines)
 
-    async def send(self, ctx: ToolContext) -> View | FarView | None:
+    async def send(self, ctx: ToolContext) -> ProcessView | None:
         assert self.frame is not None
         # /proc only where it shows the run's processes (not a far host's pids)
         group = procs.foreground_group(self.pane_pid) if self.reach.local_view else None
@@ -162,7 +172,9 @@ class TypedStrategy:
             ctx, self.pane_id, self.run_id, self.pane_pid, self.session_id, self.frame,
             self.reach.carrier, local, time.monotonic(),
         )
-        return local or self.far
+        if local is not None:
+            return LocalSight(local)
+        return FarSight(self.far) if self.far is not None else None
 
     async def follow(self, emit: Emit) -> Ending:
         assert self.watch is not None
@@ -191,3 +203,32 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
             return inner
         group = inner
     return group
+
+
+def _applies(pane: PaneFacts) -> Reach | None:
+    """Any shell or carrier of one; this machine's /proc shows the run's processes where
+    they are this machine's (not a carrier's far side, not a far host's)."""
+    if pane.carrier:
+        return Reach("typed", None, False, pane.program)
+    if pane.shell is None:
+        return None
+    return Reach("typed", pane.shell, pane.far_host is None)
+
+
+def _build(order: Order) -> TypedStrategy:
+    return TypedStrategy(order.pane_id, order.run_id, order.command, order.suppress_history,
+                         order.reach, order.pane_pid, order.shell, order.pending,
+                         order.far_looks)
+
+
+kinds.register(FrameKind(
+    "typed", _applies, _build, rank=20,
+    facts=lambda: {
+        "carriers": sorted(CARRIERS),
+        "max_typed_chars": MAX_TYPED,
+        "far_side_needs": "a POSIX shell with printf (fish: fish 3.1+ and sh)",
+        "how": "one typed line; markers and status read from the pane's output",
+    },
+    # its typed lines (typed_text.py): a run's, a fish run's, a probe's
+    line=r"eval \"\$\(printf '|sh -c \(printf '|printf '%s%s:p:%s",
+))

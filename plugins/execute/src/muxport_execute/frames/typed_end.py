@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from muxport_execute.frames.base import STOPPED_JOB, Ending
+from muxport_execute.frames.base import STOPPED_JOB
+from muxport_execute.frames.strategy import Ending
 from muxport_execute.frames.typed_text import TypedFrame
 from muxport_execute.host import procs
 from muxport_execute.host.input_wait import View

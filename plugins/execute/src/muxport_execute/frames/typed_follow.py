@@ -21,7 +21,8 @@ from typing import TypeVar
 import anyio
 from muxport import TmuxUnresponsive, ToolContext, ToolError
 
-from muxport_execute.frames.base import Emit, Ending, extract, resumed_note
+from muxport_execute.frames.base import extract, resumed_note
+from muxport_execute.frames.strategy import Emit, Ending
 from muxport_execute.frames.typed_end import far_end, job_state, shown
 from muxport_execute.frames.typed_text import TypedFrame
 from muxport_execute.host.input_wait import View

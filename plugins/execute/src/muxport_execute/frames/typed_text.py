@@ -49,15 +49,14 @@ import dataclasses
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Literal
 
 from muxport import InvalidArgument
 
 from muxport_execute.frames import history
 from muxport_execute.frames.base import Markers, quote
 from muxport_execute.frames.fish import child_fish
+from muxport_execute.frames.kinds import Kind as Kind  # the shell the text is for
 
-Kind = Literal["posix", "fish"]
 # A terminal in canonical mode (a far shell without a line editor: dash, sh) keeps at
 # most 4095 bytes of one line and drops the rest; the typed line stays below that.
 MAX_TYPED = 4000

@@ -11,13 +11,12 @@ from muxport import Result, ToolContext, ToolError
 from muxport.policy import Limits
 from pydantic import Field, WithJsonSchema
 
-from muxport_execute.frames.base import FrameName
-from muxport_execute.host import procs
-from muxport_execute.host.far_input import until_far_reading
-from muxport_execute.host.input_wait import Reader, View, start_thread, until_reading
+from muxport_execute.frames.sight import ProcessView
+from muxport_execute.frames.strategy import FrameName
+from muxport_execute.frames.where import far_host
+from muxport_execute.host.input_wait import Reader
 from muxport_execute.notes import (
     background_note,
-    is_posix_shell,
     stop_recovery,
     stopped_recovery,
     typed_note,
@@ -141,26 +140,24 @@ def _tool_error(exc: BaseException) -> ToolError | None:
 
 async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None) -> RunAnswer:
     reading: Reader | None = None
+    view = run.view  # the frame's view of the run's processes (frames/sight.py), if any
 
     async def inputs(scope: anyio.CancelScope) -> None:
         nonlocal reading
-        if run.view is not None:  # this machine's /proc
-            reading = await until_reading(run.view)
-        elif run.far is not None:  # the far server's host's, through tmux
-            reading = await until_far_reading(ctx, run.far)
-        else:
+        if view is None:
             return
+        reading = await view.until_reading(ctx)
         scope.cancel()
 
-    if run.view is not None:
-        start_thread()
+    if view is not None:
+        view.ready()
     async with ctx.heartbeat(f"run {run.run_id} in {run.pane_id}", wait):
         async with anyio.create_task_group() as group:
             if not run.final:
                 group.start_soon(inputs, group.cancel_scope)
             await run.settled(wait)
             group.cancel_scope.cancel()
-        if reading is not None and run.view is not None and leads_terminal(reading, run.view):
+        if reading is not None and view is not None and view.took_over(reading):
             await run.settled(TAKE_OVER_WAIT)
     seen = None if run.final else await observe(ctx.tmux, run.pane_id, "")
     if run.ending is not None or seen is None or run.frame is None:  # perhaps while read
@@ -177,8 +174,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
         note = background_note(run.pane_id, run.run_id)
         return answer(run, "timed_out", found.lines, False, not found.started, max_lines, wait,
                       note, outgrew=outgrew)
-    if reading is not None:
-        note = waiting_note(run, reading, reader_name(reading, seen.command))
+    if reading is not None and view is not None:  # only a view finds a reader
+        note = waiting_note(run, reading, reader_name(view, reading, seen.command))
         return answer(run, "waiting_for_input", found.lines, False, not found.started,
                       max_lines, wait, note, reading, outgrew)
     note = (
@@ -190,8 +187,8 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
             f"the command goes on in {run.pane_id}, but its exit status is lost: run_id "
             f"{run.run_id} ends with this server (capture_pane of {run.pane_id} shows its output)"
         )
-    elif run.view is None and run.far is None:
-        host = ctx.tmux.remote_host
+    elif view is None:
+        host = far_host(ctx.tmux)
         where = (f"on {host}, the served server's host (--ssh)," if host is not None else
                  "on the far side of a carrier (ssh, sudo, a container)")
         note += (
@@ -202,26 +199,17 @@ async def _settle(ctx: ToolContext, run: Run, wait: float, max_lines: int | None
                   outgrew=outgrew)
 
 
-def leads_terminal(reading: Reader, view: View) -> bool:
-    """The reader is a shell leading the terminal's foreground group: one the command
-    started (``exec bash``), at its prompt. A run's own ``read`` is its frame's inner
-    subshell, in the group the frame's outer subshell leads."""
-    name = procs.command_name(reading.pid)
-    return is_posix_shell(name) and procs.foreground_group(view.pane_pid) == reading.pid
-
-
 def shown(run: Run, command: str) -> str:
     """The run's foreground program: tmux's ``command`` names the job's leader (the frame's
     subshell), /proc the program in front (vim, less), where /proc shows this run."""
-    found = procs.foreground_program(run.view.pane_pid) if run.view is not None else None
+    found = run.view.foreground_program() if run.view is not None else None
     return found or command
 
 
-def reader_name(reading: Reader, shown: str) -> str:
-    """The program that reads (tmux names the job's leader, the frame's subshell)."""
-    if reading.name is not None:  # a far host's process: its name came with it
-        return reading.name or shown
-    return procs.command_name(reading.pid) or shown
+def reader_name(view: ProcessView, reading: Reader, shown: str) -> str:
+    """The program that reads, as the run's view names it (tmux names the job's leader,
+    the frame's subshell: ``shown``)."""
+    return view.reader_program(reading) or shown
 
 
 def waiting_note(run: Run, reading: Reader, program: str) -> str:

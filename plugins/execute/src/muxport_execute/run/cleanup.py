@@ -38,6 +38,7 @@ from typing import Any
 from muxport import Tmux, ToolError
 
 from muxport_execute.frames.local_files import base_dir, waiting_channel
+from muxport_execute.frames.where import far_host
 from muxport_execute.host import owners, procs
 from muxport_execute.pane import raw_bytes
 
@@ -117,7 +118,7 @@ async def after_crashes(tmux: Tmux) -> Cleaned:
     """Remove what dead owners left. Never raises: a fault is logged, and what could not
     be removed is left for the next start (startup goes on)."""
     cleaned = Cleaned()
-    if tmux.remote_host is not None:
+    if far_host(tmux) is not None:
         # A server on another host (--ssh): its pid and its pipes' processes are that
         # host's, never in this machine's /proc, and no run of this machine's directories
         # ran there (every run on it is typed, with no files). The directories stay for the

@@ -1,11 +1,12 @@
 """A run's one owner, from reserve to end (docs/run-outcomes.md, "Frames").
 
 ``start`` reserves the pane, checks what runs there and chooses the frame (the reach)
-before anything is built; the frame (a ``frames.base.Strategy``: local, typed) then
-prepares, types its line and follows the run. Its events become the run's transitions
-here, and nowhere else; a run's fields are set here, once, when it is dispatched (or
-ends before that). Every ending is recorded here once: the frame's own, a fault's
-(outcome ``error``: a fault ends that run, never the server) and a shutdown's.
+before anything is built; the frame (a ``frames.strategy.Strategy``, built by its kind
+in the table of frame kinds, frames/kinds.py) then prepares, types its line and follows
+the run. Its events become the run's transitions here, and nowhere else; a run's fields
+are set here, once, when it is dispatched (or ends before that). Every ending is recorded
+here once: the frame's own, a fault's (outcome ``error``: a fault ends that run, never
+the server) and a shutdown's.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import anyio
 from muxport import ToolContext, ToolError
 from muxport.policy import Limits, check_input, without_plumbing
 
-from muxport_execute.frames.base import Ending, Event, Outcome, Strategy
-from muxport_execute.frames.choose import Requested, choose
-from muxport_execute.frames.local import LocalStrategy
-from muxport_execute.frames.typed import TypedStrategy
+from muxport_execute.frames import kinds
+from muxport_execute.frames.choose import choose
+from muxport_execute.frames.sight import ProcessView
+from muxport_execute.frames.strategy import Ending, Event, Outcome, Strategy
 from muxport_execute.frames.typed_text import is_carrier
-from muxport_execute.host.far_input import FarView
-from muxport_execute.host.input_wait import View
+from muxport_execute.frames.where import far_host
 from muxport_execute.notes import program_name
 from muxport_execute.pane.ready import ready_shell
 from muxport_execute.run.table import Run, RunTable, State
@@ -35,14 +35,12 @@ def _move(run: Run, to: State | Outcome) -> None:
     changed.set()
 
 
-def _fix(run: Run, frame: Strategy, view: View | FarView | None) -> None:
-    """The run's frame and view, set once."""
-    run.frame, run.frame_name = frame, frame.name
-    run.view = view if isinstance(view, View) else None
-    run.far = view if isinstance(view, FarView) else None
+def _fix(run: Run, frame: Strategy, view: ProcessView | None) -> None:
+    """The run's frame and its view of the run's processes, set once."""
+    run.frame, run.frame_name, run.view = frame, frame.name, view
 
 
-def _dispatch(run: Run, frame: Strategy, view: View | FarView | None) -> None:
+def _dispatch(run: Run, frame: Strategy, view: ProcessView | None) -> None:
     _fix(run, frame, view)
     run.began = time.monotonic()
     _move(run, "dispatched")
@@ -91,27 +89,26 @@ def scrubbed(frame: Strategy, ending: Ending) -> Ending:
 
 async def _frame(
     ctx: ToolContext, table: RunTable, run: Run, command: str, suppress_history: bool,
-    requested: Requested,
+    requested: str,
 ) -> Strategy:
-    """The frame the pane's foreground program needs (refused where none fits)."""
+    """The frame the pane's foreground program needs (refused where none fits): the kind
+    the table of frame kinds chose, built (frames/kinds.py)."""
     cohort = await check_input(ctx, run.pane_id, exactly_one=True,
                                what=f"the command {command!r}")
     shell = cohort.command
     if not is_carrier(shell) and program_name(shell) != "fish":
         # waits for a shell that is still starting; refuses what is not a shell
         shell = await ready_shell(ctx.tmux, run.pane_id, shell, cohort.pane_pid)
-    reach = choose(requested, shell, cohort.pane_pid, run.pane_id,
-                   remote_host=ctx.tmux.remote_host)
-    if reach.frame == "typed":
-        return TypedStrategy(run.pane_id, run.run_id, command, suppress_history, reach,
-                             cohort.pane_pid, shell, table.pending, table.far_looks)
-    return LocalStrategy(run.pane_id, run.run_id, command, suppress_history,
-                         reach.kind == "fish", cohort.pane_pid, shell, table.pending)
+    reach = choose(requested, shell, cohort.pane_pid, run.pane_id, far_host=far_host(ctx.tmux))
+    kind = kinds.named(reach.frame)
+    assert kind is not None  # the choice returns a kind of the table
+    return kind.build(kinds.Order(run.pane_id, run.run_id, command, suppress_history, reach,
+                                  cohort.pane_pid, shell, table.pending, table.far_looks))
 
 
 async def start(
     ctx: ToolContext, table: RunTable, pane_id: str, command: str, suppress_history: bool,
-    requested: Requested,
+    requested: str,
 ) -> Run:
     """Reserve ``pane_id``, prepare the frame and type its line; the run, followed in
     the background once dispatched. A refusal or a fault before typing leaves nothing:

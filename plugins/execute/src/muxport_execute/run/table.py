@@ -30,9 +30,9 @@ from typing import Literal
 import anyio
 from muxport import NotFound, Refused, Tmux, Toolbox
 
-from muxport_execute.frames.base import Ending, FrameName, Outcome, Strategy
-from muxport_execute.host.far_input import FarLooks, FarView
-from muxport_execute.host.input_wait import View
+from muxport_execute.frames.sight import ProcessView
+from muxport_execute.frames.strategy import Ending, FrameName, Outcome, Strategy
+from muxport_execute.host.far_input import FarLooks
 from muxport_execute.pane.line_state import PendingInput
 from muxport_execute.run import cleanup
 
@@ -66,9 +66,8 @@ class Run:
     stored_truncated: bool = False  # the stored output was cut (a line clipped counts too)
     done: anyio.Event = field(default_factory=anyio.Event)
     changed: anyio.Event = field(default_factory=anyio.Event)  # set and renewed at each move
-    frame_name: FrameName = "local"  # typed: through the terminal (frames/typed.py)
-    view: View | None = None  # the run's processes are local: /proc shows input waits
-    far: FarView | None = None  # ...or a far server's host's: its /proc through tmux
+    frame_name: FrameName = "local"  # its kind's name (frames/kinds.py)
+    view: ProcessView | None = None  # its frame's view of its processes (frames/sight.py)
     typed_in: bool = False  # keys typed into the pane waited unread at the last look (a note)
 
     @property
