@@ -47,7 +47,7 @@ MODULES = (
     measure_versions,
 )
 MODULE_LIMIT = 150  # seconds: a hung measurement becomes a "failed" row, the run goes on
-# a module that needs longer (measure_versions: six tmux versions) says so in its LIMIT
+# a module that needs longer (measure_versions: seven tmux versions) says so in its LIMIT
 HEAD = ("measurement", "muxport", "peer (libtmux-mcp)", "ratio", "target", "met?")
 
 

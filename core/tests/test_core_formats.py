@@ -17,6 +17,9 @@ pytestmark = pytest.mark.timeout(10)
 FORMAT = fmt(("pane_id", "window_name", "pane_title", "pane_current_path"))
 PATH = "/tmp/muxport-fmt/p\nq\\037\x1f|&é\t\ufffd"  # the 0xff byte read as U+FFFD
 PRINTED = {
+    # 3.2a prints what 3.3a does (measured 2026-12-03)
+    "3.2a": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
+    b"/tmp/muxport-fmt/p\nq\\\\037\x1f\\|\\&\xc3\xa9\t\xff&\n",
     "3.3a": b"\\%0|w\\\\037\\|\xc3\xa9|t\\\\037\\|\\&\xc3\xa9|"
     b"/tmp/muxport-fmt/p\nq\\\\037\x1f\\|\\&\xc3\xa9\t\xff&\n",
     # 3.4 and 3.5a: the octal pass over the line (US -> \037, 0xff -> \377)
@@ -33,7 +36,7 @@ PRINTED = {
     "next-3.8": b"\\%0|w\\\\\\\\037\\|\xc3\xa9|t\\\\\\\\037\\|\\&\xc3\xa9|"
     b"/tmp/muxport-fmt/p\\\nq\\\\037\x1f\\|\\&\xc3\xa9\\\t\xff&\n",
 }
-STORED = {"3.3a": "\\037", "3.4": "\\037", "3.5a": "\\037", "3.6a": "\\037",
+STORED = {"3.2a": "\\037", "3.3a": "\\037", "3.4": "\\037", "3.5a": "\\037", "3.6a": "\\037",
           "3.7c": "\\\\037", "next-3.8": "\\\\037"}
 
 
@@ -72,6 +75,7 @@ def test_text_around_records_is_not_a_record() -> None:
 # A title 'x$ab${c}$_d $1 \$e' as #{q:pane_title}: tmux 3.4 alone adds a backslash before
 # each `$` that starts a name (utf8_strvis), on top of #{q:}'s.
 DOLLARS = {
+    "3.2a": b"x\\$ab\\${c}\\$_d\\ \\$1\\ \\\\\\$e&\n",
     "3.3a": b"x\\$ab\\${c}\\$_d\\ \\$1\\ \\\\\\$e&\n",
     "3.4": b"x\\\\$ab\\\\${c}\\\\$_d\\ \\$1\\ \\\\\\\\$e&\n",
     "3.5a": b"x\\$ab\\${c}\\$_d\\ \\$1\\ \\\\\\$e&\n",

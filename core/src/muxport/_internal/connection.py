@@ -20,7 +20,7 @@ from muxport._internal.transport import Transport
 
 DAEMON_NAME = "muxport"
 OWNER_OPTION = "@muxport-owner"
-FLOOR = (3, 3, "a")
+FLOOR = (3, 2, "a")  # older: README, "tmux versions", says what fails on each
 DAEMON_CONFIG = Path(__file__).with_name("daemon.conf")
 State = Literal["created", "existing", "absent"]
 
@@ -109,7 +109,7 @@ def resolve_binary(requested: str | None) -> str:
     found = shutil.which(name)
     if found is None:
         raise StartupError(
-            f"tmux binary {name!r} not found; install tmux >= 3.3a (apt-get install tmux) "
+            f"tmux binary {name!r} not found; install tmux >= 3.2a (apt-get install tmux) "
             "or point --tmux / LIBTMUX_TMUX_BIN at it"
         )
     return os.path.abspath(found)
@@ -122,14 +122,14 @@ def socket_for_name(name: str) -> str:
 
 
 async def check_version(tmux: Transport) -> str:
-    """tmux older than 3.3a is refused with the reason and the remedy."""
+    """tmux older than 3.2a is refused with the reason and the remedy."""
     text = await tmux.version()
     if version_key(text) < FLOOR:
         raise StartupError(
-            f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.3a or newer "
-            "(3.2a crashes on a time format of a missing session and pads captured lines "
-            "with spaces; README, 'tmux versions'). Install a newer tmux or point --tmux "
-            "at one."
+            f"{tmux.binary} reports {text or 'no version'}; muxport needs tmux 3.2a or newer "
+            "(older servers lack format modifiers and commands muxport uses; README, "
+            "'tmux versions', says what fails on each). Install a newer tmux or point "
+            "--tmux at one."
         )
     return text
 

@@ -44,9 +44,22 @@ def undo_name_dollar(text: str) -> str:
     return re.sub(NAME_DOLLAR, lambda m: m[1][:-2] + "\\$", text)
 
 
+# tmux's time variables, with the variable that is empty when their object is missing.
+# tmux 3.2a reads a time value without a NULL check (format.c, format_find): one asked of
+# a missing object (display-message -t of a session that is gone) crashes the server, so
+# each is read only when its object is there (docs/tmux-facts.md, "Versions").
+TIME_OWNERS = {
+    "session_created": "session_id", "session_activity": "session_id",
+    "session_last_attached": "session_id", "window_activity": "window_id",
+    "client_activity": "client_name", "client_created": "client_name",
+    "buffer_created": "buffer_name", "pane_dead_time": "pane_id",
+}
+
+
 def field(var: str) -> str:
     """The format printing one tmux variable so that ``records`` reads it back exactly."""
-    return "#{q:" + var + "}"
+    owner = TIME_OWNERS.get(var)
+    return "#{q:" + var + "}" if owner is None else "#{?" + owner + ",#{q:" + var + "},}"
 
 
 def fmt(fields: dict[str, str] | Iterable[str]) -> str:

@@ -58,7 +58,7 @@ async def discover(host: SshHost, tmux_bin: str | None, make_dir: bool) -> FarHo
     rest = [*out[out.index(marker) + 1 :], "", "", "", ""]
     if rest[0] == "missing":
         raise StartupError(
-            f"no tmux binary {name!r} on {host.destination}: install tmux >= 3.3a there "
+            f"no tmux binary {name!r} on {host.destination}: install tmux >= 3.2a there "
             "(apt-get install tmux) or name the far binary with --tmux PATH"
         )
     return FarHost(rest[0], rest[1], rest[2] or "/", rest[3].strip())

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import anyio
 from anyio.abc import Process
 
-from muxport._internal import completion, facts, hookguard, invoke
+from muxport._internal import completion, facts, hookguard, invoke, padding
 from muxport._internal.errors import NotFound, ServerGone, TmuxFailed
 from muxport._internal.facts import TmuxResult, refuse_nul
 from muxport._internal.host import Host
@@ -99,15 +99,20 @@ class Transport(LongLivedClients):
             await self._learn_server()
         # a marker last: whether every command completed when an after-hook failed
         hooks = completion.hooked(commands)
-        sent = (*commands, completion.MARKER) if hooks else commands
-        # the marker would start a server where the commands would not (a forked client)
-        may_start = start and not serving and (not hooks or completion.starts_server(commands))
+        # tmux 3.2a pads joined captures: markers around each, to trim them (padding.py)
+        framed = padding.marked(commands) if padding.pads(self.wire.server_version) else None
+        sent = framed or commands
+        sent = (*sent, completion.MARKER) if hooks else sent
+        # a marker would start a server where the commands would not (a forked client)
+        may_start = start and not serving and (
+            not (hooks or framed) or completion.starts_server(commands))
         done = await self._exec(refuse_nul(self.argv(*sent)), deadline, may_start)
         result = TmuxResult(
             done.returncode,
             done.stdout.decode("utf-8", "replace"),
             done.stderr.decode("utf-8", "replace"),
         )
+        result = padding.trimmed(result) if framed else result
         if result.returncode:
             self.host.check(result.returncode, result.stderr)  # ssh's failure, not tmux's
         if result.returncode and facts.classify(result.stderr) == "gone":

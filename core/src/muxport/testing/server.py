@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from muxport._internal.facts import for_server
+from muxport._internal.facts import for_server, version_key
 from muxport.testing.waiting import eventually_blocking
 
 READY_TIMEOUT = 20.0
@@ -54,12 +54,22 @@ class TmuxServer:
     def cmd(self, *args: str, check: bool = True, timeout: float = 20.0) -> str:
         """Run tmux against this server (synchronously: tests only) and return stdout."""
         done = subprocess.run(
-            [self.binary, "-S", self.socket_path, *args],
+            [self.binary, "-S", self.socket_path, *self.sized(args)],
             capture_output=True, text=True, timeout=timeout, check=False,
         )
         if check and done.returncode != 0:
             raise RuntimeError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout
+
+    def sized(self, args: tuple[str, ...]) -> tuple[str, ...]:
+        """``new-session -x/-y`` that keeps its size on tmux 3.2a, which sizes the window
+        from the creating client instead unless ``window-size`` is manual while it is made
+        (muxport itself resizes after: create.py). Global manual, for that one command."""
+        if (not args or args[0] not in ("new-session", "new") or not {"-x", "-y"} & {*args}
+                or version_key(getattr(self, "version", "")) >= (3, 3, "a")):
+            return args
+        return ("set-option", "-g", "window-size", "manual", ";", *args, ";",
+                "set-option", "-gu", "window-size")
 
     def lines(self, *args: str) -> list[str]:
         return self.cmd(*args).splitlines()
@@ -229,7 +239,10 @@ class ShellPane:
 
     def screen(self, history: bool = False) -> list[str]:
         args = ["-S", "-"] if history else []
-        return self.server.lines("capture-pane", "-p", "-J", "-t", self.pane_id, *args)
+        lines = self.server.lines("capture-pane", "-p", "-J", "-t", self.pane_id, *args)
+        # tmux 3.2a pads joined lines with spaces; muxport trims them there (padding.py)
+        padded = version_key(self.server.version) < (3, 3, "a")
+        return [line.rstrip(" ") for line in lines] if padded else lines
 
     def option(self, name: str) -> str:
         return self.server.cmd("show-options", "-pqv", "-t", self.pane_id, name).strip()

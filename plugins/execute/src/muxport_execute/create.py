@@ -69,7 +69,7 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCr
     """
     directory = await checked_directory(ctx.tmux, args.start_directory)
     fields = {**Session.FIELDS, **IDS}
-    command = ["new-session", "-d", "-P", "-F", fmt(fields)]
+    command = ["new-session", "-d", "-P", "-F", fmt({**fields, **SIZE})]
     command += named("-s", args.session_name) + named("-n", args.window_name)
     command += named("-c", directory)
     if args.width is not None and args.height is not None:
@@ -83,9 +83,28 @@ async def create_session(ctx: ToolContext, args: CreateSessionArgs) -> SessionCr
                 "session_name (list_sessions shows the names in use)"
             ) from None
         raise
-    created = parse(SessionCreated, fields, records(out.stdout)[0])
+    values = records(out.stdout)[0]
+    created = parse(SessionCreated, fields, values)
+    if args.width is not None and args.height is not None:
+        await sized(ctx, created.window_id, (args.width, args.height), values[len(fields):])
     created.note = unchecked_note(ctx.tmux, directory)
     return created
+
+
+SIZE = {"window_width": "window_width", "window_height": "window_height"}
+
+
+async def sized(ctx: ToolContext, window_id: str, size: tuple[int, int], got: list[str]) -> None:
+    """Give a new session's window the size asked for where tmux did not: 3.2a sizes it from
+    the creating client (80x23) despite ``-x``/``-y`` (docs/tmux-facts.md, "Versions").
+    ``resize-window`` pins the window's size (``window-size manual``): unsetting that
+    leaves it following the session's ``default-size``, as a session created at its size."""
+    if got == [str(size[0]), str(size[1])]:
+        return
+    await ctx.tmux.run(
+        ("resize-window", "-t", window_id, "-x", str(size[0]), "-y", str(size[1])),
+        ("set-option", "-w", "-u", "-t", window_id, "window-size"),
+    )
 
 
 class CreateWindowArgs(Args):
