@@ -34,7 +34,14 @@ def surely_serving(words: list[str]) -> bool:
         named = len(option) > 2 and ("--help".startswith(option) or "--version".startswith(option))
         if word in ("tools", "doctor") or word.startswith("-h") or named:
             return False
-    return True
+    return not over_http(words)
+
+
+def over_http(words: list[str]) -> bool:
+    """Whether ``--http`` (or ``MUXPORT_HTTP``) serves HTTP: stdin and stdout are then not
+    the wire, and nothing reads them (docs/http.md)."""
+    return bool(os.environ.get("MUXPORT_HTTP")) or any(
+        w == "--http" or w.startswith("--http=") for w in words)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         if early is not None and exc.code:
             early.startup_failed(f"muxport: bad arguments {' '.join(words)!r}; see its stderr")
         raise
-    if args.command == "serve":
+    if args.command == "serve" and not over_http(words):
         early = early or EarlyInitialize()
     else:  # tools, doctor: Ctrl-C as Python has it (cli.run answers it with 130)
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)

@@ -14,7 +14,7 @@ import anyio
 from muxport_launch.arguments import parser
 from muxport_launch.early import EarlyInitialize
 
-from muxport._internal import VERSION, app, heap, regex_work
+from muxport._internal import VERSION, app, heap, http_config, regex_work
 from muxport._internal.caller import detect
 from muxport._internal.connection import Connection, Settings, connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
@@ -117,6 +117,7 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     named_here = settings.socket_path is None and settings.ssh is None
     environment = Environment.from_env(os.environ, named_here)
     environment.apply()
+    http = http_config.from_args(args, os.environ)  # checked before tmux is touched
     shutdown = Shutdown()
     code = 0
     try:
@@ -127,7 +128,10 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
 
             try:
                 started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
-                code = await served(args, early, started, environment)
+                if http is not None:
+                    code = await served_http(started, http, environment)
+                else:
+                    code = await served(args, early, started, environment)
             finally:
                 shutdown.stop()  # everything is closed: the watcher may go
     except BaseExceptionGroup as exc:  # anyio's wrapping of a refused startup: unwrapped
@@ -152,6 +156,22 @@ async def served(args: argparse.Namespace, early: EarlyInitialize | None, starte
     if shown:
         print(line, file=sys.stderr, flush=True)
     return await started.server.serve_stdio(environment.limits, None if shown else line, early)
+
+
+async def served_http(started: app.App, config: http_config.HttpConfig,
+                      environment: Environment) -> int:
+    """Serve MCP over HTTP until a signal; the startup line goes to stderr (no client reads
+    it there), naming the URL, the exposure and the token's file, never the token."""
+    from muxport._internal.http_serve import serve_http, startup_line
+
+    conn = started.connection
+
+    def say(port: int) -> None:
+        print(f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}) "
+              f"{startup_line(config, port)}; {len(started.surface.specs)} tools; watch it "
+              f"with: {conn.attach_command}", file=sys.stderr, flush=True)
+
+    return await serve_http(started.server, config, environment.limits, say)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -1,0 +1,123 @@
+"""Serving MCP over streamable HTTP (docs/http.md): uvicorn on a socket bound here (so a
+refused bind stops startup, and port 0 is told), the SDK's session manager, one MCP
+session per client, every session on the one ``MuxportServer`` and its tmux server.
+
+SIGINT and SIGTERM stay the launcher's (``Shutdown.watch``): uvicorn's own handlers are
+not installed. At a signal the listener and every connection close at once, the
+sessions' calls are cancelled, and the toolboxes and tmux clients close within
+``SIGNAL_CLOSE``, as over stdio."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+from collections.abc import Callable, Iterator
+
+import anyio
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from muxport._internal.errors import StartupError
+from muxport._internal.http_app import PATH, StaticToken, application, security
+from muxport._internal.http_config import HttpConfig
+from muxport._internal.server import MuxportServer
+from muxport._internal.settings import Limits
+from muxport._internal.shutdown import SIGNAL_CLOSE
+
+log = logging.getLogger(__name__)
+
+
+class Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers (the launcher's watcher ends serving), telling
+    when it listens."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = anyio.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.ready.set()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def bind(config: HttpConfig) -> socket.socket:
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    try:
+        infos = socket.getaddrinfo(config.host, config.port, family, socket.SOCK_STREAM)
+        sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+    except OSError as exc:
+        raise StartupError(f"--http {config.host}:{config.port}: cannot resolve the host "
+                           f"({exc}); give an address this machine has") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(infos[0][4])
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise StartupError(
+            f"--http {config.host}:{config.port}: cannot listen ({exc.strerror}); choose "
+            "another port (0 picks a free one) or stop what holds it"
+        ) from exc
+    return sock
+
+
+def startup_line(config: HttpConfig, port: int) -> str:
+    """Where to connect and how exposed it is; the token's file and id, never the token."""
+    return (f"over HTTP at {config.url(port)} ({config.exposure()}); bearer token in "
+            f"{config.token_file} (id {config.token_id})")
+
+
+async def serve_http(
+    server: MuxportServer, config: HttpConfig, limits: Limits, say: Callable[[int], None],
+) -> int:
+    """Serve until SIGINT or SIGTERM; the exit status (128 + the signal). ``say`` is told
+    the bound port once clients can connect."""
+    sock = bind(config)
+    port = sock.getsockname()[1]
+    settings = security(config, port)
+    manager = StreamableHTTPSessionManager(
+        app=server.lowlevel,
+        security_settings=settings,
+        max_request_body_size=limits.max_request_bytes,
+        session_idle_timeout=config.idle_seconds,
+        max_sessions=config.max_sessions,
+    )
+    app = application(manager, StaticToken(config.token), settings)
+    cert, key = config.tls or (None, None)
+    web = Uvicorn(uvicorn.Config(
+        app, lifespan="off", log_config=None, access_log=False, log_level="warning",
+        ssl_certfile=cert, ssl_keyfile=key, timeout_graceful_shutdown=1,
+        h11_max_incomplete_event_size=limits.max_request_bytes,
+    ))
+    try:
+        web.config.load()  # the TLS files are read here: a bad one stops startup
+    except (OSError, ValueError) as exc:
+        sock.close()
+        raise StartupError(f"--tls-cert/--tls-key cannot be used: {exc}") from exc
+    shutdown = server.services.shutdown
+    try:
+        async with anyio.create_task_group() as group:
+            server.services.task_group = group
+            group.start_soon(shutdown.on_signal, group.cancel_scope)
+            async with manager.run():
+                group.start_soon(web.serve, [sock])
+                await web.ready.wait()
+                say(port)
+                await anyio.sleep_forever()
+    finally:
+        web.should_exit = web.force_exit = True
+        with anyio.CancelScope(shield=True), anyio.move_on_after(SIGNAL_CLOSE):
+            if web.started:
+                await web.shutdown([sock])
+            await server.close()
+        sock.close()
+    return 128 + shutdown.signal if shutdown.signal else 0
+
+
+__all__ = ["PATH", "serve_http", "startup_line"]
