@@ -50,20 +50,24 @@ class StaticToken:
         return AccessToken(token=self.id, client_id=self.id, scopes=[])
 
 
-def allowed_hosts(config: HttpConfig, port: int) -> list[str]:
-    """The Host values served: the bound address (every loopback name when it is loopback)
-    and what the operator added (a reverse proxy's public name)."""
+def own_hosts(config: HttpConfig, port: int) -> list[str]:
+    """The Host values of the bound address (every loopback name when it is loopback)."""
     names = ["127.0.0.1", "localhost", "[::1]"] if is_loopback(config.host) else [
         f"[{config.host}]" if ":" in config.host else config.host]
-    return [f"{name}:{port}" for name in names] + list(config.allowed_hosts)
+    return [f"{name}:{port}" for name in names]
 
 
 def security(config: HttpConfig, port: int) -> TransportSecuritySettings:
-    """No Origin is allowed unless named: MCP clients send none, a browser page always does."""
+    """The Host values served: the bound address and what the operator added (a reverse
+    proxy's public name). MCP clients send no Origin; a browser page always does, and only
+    muxport's own origin (which serves no page) or one the operator named is let through: a
+    page of another site, or of another local port, is refused (docs/http.md)."""
+    scheme = "https" if config.tls else "http"
+    own = own_hosts(config, port)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=allowed_hosts(config, port),
-        allowed_origins=list(config.allowed_origins),
+        allowed_hosts=own + list(config.allowed_hosts),
+        allowed_origins=[f"{scheme}://{host}" for host in own] + list(config.allowed_origins),
     )
 
 

@@ -40,6 +40,8 @@ AGENTS = {
     "claude": Agent("claude", "@anthropic-ai/claude-code", "2.1.332"),
     "gemini": Agent("gemini", "@google/gemini-cli", "0.61.0"),
     "codex": Agent("codex", "@openai/codex", "0.171.0"),
+    # not a client of a model: the MCP conformance suite, which tests a server by URL
+    "conformance": Agent("conformance", "@modelcontextprotocol/conformance", "0.1.16"),
 }
 
 
