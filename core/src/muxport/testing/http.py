@@ -85,6 +85,10 @@ async def http_client(
     sent = dict(headers or {})
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
-    async with httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30, read=120)) as web:
+    # one connection per call in flight (each answer streams on its own POST), plus the
+    # session's GET stream: httpx's default pool (100) would queue the 100th concurrent call
+    limits = httpx2.Limits(max_connections=None, max_keepalive_connections=100)
+    async with httpx2.AsyncClient(headers=sent, timeout=httpx2.Timeout(30, read=120),
+                                  limits=limits) as web:
         async with Client(streamable_http_client(url, http_client=web), mode=mode) as client:
             yield client
