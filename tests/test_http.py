@@ -165,3 +165,17 @@ async def test_a_token_is_made_when_none_is_configured(tmux_server, tmp_path):
             await call(client, "list_sessions", {})
         assert (made.stat().st_mode & 0o777, made.parent.stat().st_mode & 0o777) == (0o600, 0o700)
         assert str(made) in served.stderr() and made.read_text().strip() not in served.stderr()
+
+
+async def test_a_nul_in_an_argument_is_refused_as_over_stdio(tmux_server, shell_pane):
+    """stdio refuses it in frames.py before the SDK reads the line; over HTTP the SDK reads
+    the body, so the dispatch refuses it (a NUL was dropped on the way to the pane, and a
+    different command ran)."""
+    pane = shell_pane("bash")
+    with serving_http(tmux_server.socket_path) as served:
+        async with http_client(served.url, served.token) as client:
+            result = await client.call_tool("run_shell_command", {
+                "pane_id": pane.pane_id, "command": "echo mx-nul\x00-typed"})
+    assert result.is_error and (result.meta or {})["error_code"] == "invalid_argument"
+    assert "nothing was run" in result.content[0].text  # type: ignore[union-attr]
+    assert not any("mx-nul" in line for line in pane.screen())

@@ -30,7 +30,7 @@ from muxport._internal.answers import (
     budget_in_force,
     shape,
 )
-from muxport._internal.arguments import without_client_fields
+from muxport._internal.arguments import bad_string, without_client_fields
 from muxport._internal.audit import Audit
 from muxport._internal.capabilities import META_KEY, meta_row, wire_hints
 from muxport._internal.context import Services, ToolContext
@@ -135,6 +135,11 @@ class MuxportServer:
                 f"tool {name} {why}; nothing was run. Available tools: {listed}",
                 code="tool_not_available",
             ))
+        found = bad_string(arguments, "", nul=True)
+        if found is not None:  # stdio refuses it in frames.py; over HTTP it comes here
+            return error_result(InvalidArgument(
+                f"argument {found} (tool {name}); nothing was run: call again with the "
+                "argument fixed"))
         model = self.surface.args[name]
         try:
             args = model.model_validate(without_client_fields(arguments, model))
