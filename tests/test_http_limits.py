@@ -90,3 +90,31 @@ async def test_tls(tmux_server, tmp_path: Path):
             answer = await web.post(served.url, json=INIT, headers={
                 **JSON, "Authorization": f"Bearer {served.token}"})
         assert answer.status_code == 200
+
+
+async def test_calls_in_flight_are_bounded(tmux_server):
+    """MUXPORT_MAX_CALLS=1 and one session: 1 + 2 connections at once (idle keep-alive
+    ones count), the rest 503 at once."""
+    env = {"MUXPORT_MAX_CALLS": "1", "MUXPORT_HTTP_MAX_SESSIONS": "1"}
+    with serving_http(tmux_server.socket_path, env=env) as served:
+        opened = await opens(served.url, served.token)
+        headers = {**JSON, "Authorization": f"Bearer {served.token}",
+                   "Mcp-Session-Id": opened.headers["mcp-session-id"],
+                   "Mcp-Protocol-Version": "2025-11-25"}
+        statuses: list[int] = []
+        limits = httpx2.Limits(max_connections=None)
+        async with httpx2.AsyncClient(limits=limits, timeout=30) as web:
+            await web.post(served.url, headers=headers, json={
+                "jsonrpc": "2.0", "method": "notifications/initialized"})
+
+            async def wait(index: int) -> None:
+                answer = await web.post(served.url, headers=headers, json={
+                    "jsonrpc": "2.0", "id": index + 2, "method": "tools/call", "params": {
+                        "name": "wait_for_channel",
+                        "arguments": {"channel": f"mx-{index}", "timeout": 2}}})
+                statuses.append(answer.status_code)
+
+            async with anyio.create_task_group() as group:
+                for index in range(6):
+                    group.start_soon(wait, index)
+        assert 1 <= statuses.count(200) <= 3 and statuses.count(503) == 6 - statuses.count(200)

@@ -67,6 +67,11 @@ def bind(config: HttpConfig) -> socket.socket:
     return sock
 
 
+def concurrency(limits: Limits, config: HttpConfig) -> int:
+    """Connections and requests in flight at once (docs/http.md, "Limits")."""
+    return limits.max_calls + 2 * config.max_sessions
+
+
 def startup_line(config: HttpConfig, port: int) -> str:
     """Where to connect and how exposed it is; the token's file and id, never the token."""
     return (f"over HTTP at {config.url(port)} ({config.exposure()}); bearer token in "
@@ -94,6 +99,9 @@ async def serve_http(
         app, lifespan="off", log_config=None, access_log=False, log_level="warning",
         ssl_certfile=cert, ssl_keyfile=key, timeout_graceful_shutdown=1,
         h11_max_incomplete_event_size=limits.max_request_bytes,
+        # what is in flight, as over stdio (MUXPORT_MAX_CALLS), plus each session's GET
+        # stream and one request to spare: one more connection is answered 503 at once
+        limit_concurrency=concurrency(limits, config),
     ))
     try:
         web.config.load()  # the TLS files are read here: a bad one stops startup
