@@ -118,3 +118,12 @@ async def test_calls_in_flight_are_bounded(tmux_server):
                 for index in range(6):
                     group.start_soon(wait, index)
         assert 1 <= statuses.count(200) <= 3 and statuses.count(503) == 6 - statuses.count(200)
+
+
+async def test_plain_http_outside_loopback_only_when_said_and_the_line_says_so(tmux_server):
+    with serving_http(tmux_server.socket_path,
+                      args=["--http", "0.0.0.0:0", "--http-insecure"]) as served:
+        assert "PLAIN HTTP OUTSIDE LOOPBACK" in served.stderr()
+        port = served.url.rsplit(":", 1)[1].split("/")[0]
+        answer = await opens(f"http://127.0.0.1:{port}/mcp", served.token)
+        assert answer.status_code == 200  # a wildcard bind serves its loopback names too

@@ -6,6 +6,7 @@ anything else is read."""
 from __future__ import annotations
 
 import hmac
+import socket
 from urllib.parse import parse_qsl
 
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
@@ -50,10 +51,19 @@ class StaticToken:
         return AccessToken(token=self.id, client_id=self.id, scopes=[])
 
 
+LOOPBACK = ["127.0.0.1", "localhost", "[::1]"]
+
+
 def own_hosts(config: HttpConfig, port: int) -> list[str]:
-    """The Host values of the bound address (every loopback name when it is loopback)."""
-    names = ["127.0.0.1", "localhost", "[::1]"] if is_loopback(config.host) else [
-        f"[{config.host}]" if ":" in config.host else config.host]
+    """The Host values of the bound address: every loopback name for a loopback bind; for
+    a wildcard bind (0.0.0.0, ::) those and this machine's host names (other names, and
+    its addresses, are named with --http-allow-host)."""
+    if is_loopback(config.host):
+        names = LOOPBACK
+    elif config.host in ("0.0.0.0", "::"):
+        names = list(dict.fromkeys([*LOOPBACK, socket.gethostname(), socket.getfqdn()]))
+    else:
+        names = [f"[{config.host}]" if ":" in config.host else config.host]
     return [f"{name}:{port}" for name in names]
 
 
