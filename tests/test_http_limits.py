@@ -4,8 +4,10 @@ at SIGTERM."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import ssl
+import time
 from pathlib import Path
 
 import anyio
@@ -127,3 +129,29 @@ async def test_plain_http_outside_loopback_only_when_said_and_the_line_says_so(t
         port = served.url.rsplit(":", 1)[1].split("/")[0]
         answer = await opens(f"http://127.0.0.1:{port}/mcp", served.token)
         assert answer.status_code == 200  # a wildcard bind serves its loopback names too
+
+
+async def test_sigterm_with_a_wait_in_flight_exits_within_a_second(tmux_server, shell_pane):
+    shell_pane("bash")
+    with serving_http(tmux_server.socket_path) as served:
+        async with http_client(served.url, served.token) as client:
+            await call(client, "list_sessions", {})
+            baseline = tmux_server.connections()
+            async with anyio.create_task_group() as group:
+
+                async def wait() -> None:
+                    with contextlib.suppress(Exception):  # answered "Connection closed"
+                        await client.call_tool("wait_for_channel", {"channel": "mx-t",
+                                                                    "timeout": 60})
+
+                group.start_soon(wait)
+                await eventually(tmux_server.connections, lambda n: n > baseline,
+                                 what="the wait's tmux client")
+                start = time.monotonic()
+                served.process.send_signal(signal.SIGTERM)
+                code = await anyio.to_thread.run_sync(served.process.wait)
+                elapsed = time.monotonic() - start
+                group.cancel_scope.cancel()
+    assert code == 128 + signal.SIGTERM
+    assert elapsed < 1.0, f"exit took {elapsed:.2f} s after SIGTERM"
+    assert tmux_server.connections() <= baseline

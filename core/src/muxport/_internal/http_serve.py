@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 
 import anyio
 import uvicorn
+from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from muxport._internal.errors import StartupError
@@ -72,6 +73,18 @@ def concurrency(limits: Limits, config: HttpConfig) -> int:
     return limits.max_calls + 2 * config.max_sessions
 
 
+async def end_sessions(manager: StreamableHTTPSessionManager) -> None:
+    """Close every session's streams at a signal. The signal cancels the transports' routers
+    with everything else; the SDK then answers each call in flight with "Connection closed"
+    into a stream no one reads any more, and waits a second for each (the exit is due
+    within one): closed, that write fails at once. The SDK keeps no public list of its
+    sessions (``tests/test_http_limits.py`` holds the exit time)."""
+    sessions: dict[str, StreamableHTTPServerTransport] = getattr(
+        manager, "_server_instances", {})
+    for transport in list(sessions.values()):
+        await transport.terminate()
+
+
 def startup_line(config: HttpConfig, port: int) -> str:
     """Where to connect and how exposed it is; the token's file and id, never the token."""
     return (f"over HTTP at {config.url(port)} ({config.exposure()}); bearer token in "
@@ -117,7 +130,11 @@ async def serve_http(
                 group.start_soon(web.serve, [sock])
                 await web.ready.wait()
                 say(port)
-                await anyio.sleep_forever()
+                try:
+                    await anyio.sleep_forever()
+                finally:
+                    with anyio.CancelScope(shield=True), anyio.move_on_after(SIGNAL_CLOSE):
+                        await end_sessions(manager)
     finally:
         web.should_exit = web.force_exit = True
         with anyio.CancelScope(shield=True), anyio.move_on_after(SIGNAL_CLOSE):
