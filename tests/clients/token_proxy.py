@@ -5,6 +5,7 @@ reverse proxy in front of muxport does for remote clients (docs/http.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,12 +22,9 @@ HOP = {"content-length", "connection", "transfer-encoding", "keep-alive"}  # Hos
 
 
 class Quiet(uvicorn.Server):
-    def install_signal_handlers(self) -> None:  # older uvicorn
-        pass
+    """uvicorn without its signal handlers (pytest's stay)."""
 
-    def capture_signals(self):  # type: ignore[no-untyped-def]
-        import contextlib
-
+    def capture_signals(self) -> contextlib.nullcontext[None]:  # type: ignore[override]
         return contextlib.nullcontext()
 
 
