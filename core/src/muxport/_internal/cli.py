@@ -128,8 +128,10 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
 
             try:
                 started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
-                if http is not None:
-                    code = await served_http(started, http, environment)
+                if http is not None:  # imports the HTTP stack only when asked (docs/http.md)
+                    from muxport._internal.http_serve import served_http
+
+                    code = await served_http(started, http, environment.limits)
                 else:
                     code = await served(args, early, started, environment)
             finally:
@@ -156,22 +158,6 @@ async def served(args: argparse.Namespace, early: EarlyInitialize | None, starte
     if shown:
         print(line, file=sys.stderr, flush=True)
     return await started.server.serve_stdio(environment.limits, None if shown else line, early)
-
-
-async def served_http(started: app.App, config: http_config.HttpConfig,
-                      environment: Environment) -> int:
-    """Serve MCP over HTTP until a signal; the startup line goes to stderr (no client reads
-    it there), naming the URL, the exposure and the token's file, never the token."""
-    from muxport._internal.http_serve import serve_http, startup_line
-
-    conn = started.connection
-
-    def say(port: int) -> None:
-        print(f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}) "
-              f"{startup_line(config, port)}; {len(started.surface.specs)} tools; watch it "
-              f"with: {conn.attach_command}", file=sys.stderr, flush=True)
-
-    return await serve_http(started.server, config, environment.limits, say)
 
 
 def exit_now(code: int) -> NoReturn:

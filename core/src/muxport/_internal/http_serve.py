@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import sys
 from collections.abc import Callable, Iterator
 
 import anyio
@@ -19,6 +20,8 @@ import uvicorn
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from muxport._internal import VERSION
+from muxport._internal.app import App
 from muxport._internal.errors import StartupError
 from muxport._internal.http_app import PATH, StaticToken, application, security
 from muxport._internal.http_config import HttpConfig
@@ -145,4 +148,17 @@ async def serve_http(
     return 128 + shutdown.signal if shutdown.signal else 0
 
 
-__all__ = ["PATH", "serve_http", "startup_line"]
+async def served_http(started: App, config: HttpConfig, limits: Limits) -> int:
+    """The launcher's serving over HTTP: the startup line goes to stderr (no client reads
+    it there), naming the URL, the exposure and the token's file, never the token."""
+    conn = started.connection
+
+    def say(port: int) -> None:
+        print(f"muxport {VERSION}: serving {conn.socket_path} ({conn.state}, {conn.version}) "
+              f"{startup_line(config, port)}; {len(started.surface.specs)} tools; watch it "
+              f"with: {conn.attach_command}", file=sys.stderr, flush=True)
+
+    return await serve_http(started.server, config, limits, say)
+
+
+__all__ = ["PATH", "serve_http", "served_http", "startup_line"]
