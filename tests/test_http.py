@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from functools import partial
 from pathlib import Path
@@ -154,7 +155,16 @@ def test_refused_starts_name_the_fix(tmp_path):
     shared.chmod(0o644)
     loose = start(["--http", "0", "--http-token-file", str(shared)], env)
     assert loose.returncode == 2 and "chmod 600" in loose.stderr
-    assert not Path(tmp_path / "none").exists()  # refused before tmux was touched
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = start(["--http", f"127.0.0.1:{taken.getsockname()[1]}"], env)
+    assert busy.returncode == 2 and "cannot listen" in busy.stderr
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate")
+    tls = start(["--http", "0", "--tls-cert", str(bad), "--tls-key", str(bad)], env)
+    assert tls.returncode == 2 and "give a PEM certificate" in tls.stderr
+    assert not Path(tmp_path / "none").exists()  # each refused before tmux was touched
 
 
 async def test_a_token_is_made_when_none_is_configured(tmux_server, tmp_path):

@@ -8,6 +8,8 @@ import hashlib
 import ipaddress
 import os
 import secrets
+import socket
+import ssl
 import stat
 from argparse import Namespace
 from collections.abc import Mapping, Sequence
@@ -101,6 +103,38 @@ def created_token(path: Path) -> str:
     return token
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before tmux is touched: a port in use stops startup."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+        sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
+    except OSError as exc:
+        raise StartupError(f"--http {host}:{port}: cannot resolve the host "
+                           f"({exc}); give an address this machine has") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(infos[0][4])
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise StartupError(
+            f"--http {host}:{port}: cannot listen ({exc.strerror}); choose "
+            "another port (0 picks a free one) or stop what holds it"
+        ) from exc
+    return sock
+
+
+def check_tls(cert: str, key: str) -> None:
+    """Load the pair as the server will: a wrong file stops startup, naming it."""
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise StartupError(f"--tls-cert {cert} / --tls-key {key} cannot be used ({exc}); "
+                           "give a PEM certificate and its private key") from exc
+
+
 @dataclass(frozen=True)
 class HttpConfig:
     host: str
@@ -113,6 +147,7 @@ class HttpConfig:
     allowed_origins: tuple[str, ...]
     max_sessions: int
     idle_seconds: float
+    listener: socket.socket
 
     @property
     def token_id(self) -> str:
@@ -142,9 +177,8 @@ def http_config(
     if (tls_cert is None) != (tls_key is None):
         raise StartupError("--tls-cert and --tls-key go together: give both, or neither")
     tls = (tls_cert, tls_key) if tls_cert and tls_key else None
-    for part in tls or ():
-        if not os.access(part, os.R_OK):
-            raise StartupError(f"the TLS file {part} cannot be read: name a readable PEM file")
+    if tls is not None:
+        check_tls(*tls)
     if not is_loopback(host) and tls is None and not insecure:
         raise StartupError(
             f"--http {address}: binding outside loopback without TLS would send the token in "
@@ -154,11 +188,11 @@ def http_config(
     named = token_file or env.get("MUXPORT_HTTP_TOKEN_FILE") or None
     path = Path(named) if named else state_dir(env) / "http-token"
     token = read_token(path) if named else created_token(path)
-    return HttpConfig(
-        host, port, token, path, tls, insecure, tuple(allow_hosts), tuple(allow_origins),
-        int(_number(env, "MUXPORT_HTTP_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1, 10_000, True)),
-        _number(env, "MUXPORT_HTTP_IDLE_SECONDS", DEFAULT_IDLE_SECONDS, 5, 86_400),
-    )
+    sessions = int(_number(env, "MUXPORT_HTTP_MAX_SESSIONS", DEFAULT_MAX_SESSIONS, 1, 10_000,
+                           True))
+    idle = _number(env, "MUXPORT_HTTP_IDLE_SECONDS", DEFAULT_IDLE_SECONDS, 5, 86_400)
+    return HttpConfig(host, port, token, path, tls, insecure, tuple(allow_hosts),
+                      tuple(allow_origins), sessions, idle, bind(host, port))
 
 
 def from_args(args: Namespace, env: Mapping[str, str]) -> HttpConfig | None:

@@ -22,7 +22,6 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from muxport._internal import VERSION
 from muxport._internal.app import App
-from muxport._internal.errors import StartupError
 from muxport._internal.http_app import PATH, StaticToken, application, security
 from muxport._internal.http_config import HttpConfig
 from muxport._internal.server import MuxportServer
@@ -47,28 +46,6 @@ class Uvicorn(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
-
-
-def bind(config: HttpConfig) -> socket.socket:
-    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
-    try:
-        infos = socket.getaddrinfo(config.host, config.port, family, socket.SOCK_STREAM)
-        sock = socket.socket(infos[0][0], socket.SOCK_STREAM)
-    except OSError as exc:
-        raise StartupError(f"--http {config.host}:{config.port}: cannot resolve the host "
-                           f"({exc}); give an address this machine has") from exc
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(infos[0][4])
-        sock.listen(128)
-        sock.setblocking(False)
-    except OSError as exc:
-        sock.close()
-        raise StartupError(
-            f"--http {config.host}:{config.port}: cannot listen ({exc.strerror}); choose "
-            "another port (0 picks a free one) or stop what holds it"
-        ) from exc
-    return sock
 
 
 def concurrency(limits: Limits, config: HttpConfig) -> int:
@@ -99,7 +76,7 @@ async def serve_http(
 ) -> int:
     """Serve until SIGINT or SIGTERM; the exit status (128 + the signal). ``say`` is told
     the bound port once clients can connect."""
-    sock = bind(config)
+    sock = config.listener
     port = sock.getsockname()[1]
     settings = security(config, port)
     manager = StreamableHTTPSessionManager(
@@ -115,15 +92,11 @@ async def serve_http(
         app, lifespan="off", log_config=None, access_log=False, log_level="warning",
         ssl_certfile=cert, ssl_keyfile=key, timeout_graceful_shutdown=1,
         h11_max_incomplete_event_size=limits.max_request_bytes,
-        # what is in flight, as over stdio (MUXPORT_MAX_CALLS), plus each session's GET
-        # stream and one request to spare: one more connection is answered 503 at once
+        # what is in flight, as over stdio (MUXPORT_MAX_CALLS), plus two connections per
+        # session (its GET stream, and one to spare): one more is answered 503 at once
         limit_concurrency=concurrency(limits, config),
     ))
-    try:
-        web.config.load()  # the TLS files are read here: a bad one stops startup
-    except (OSError, ValueError) as exc:
-        sock.close()
-        raise StartupError(f"--tls-cert/--tls-key cannot be used: {exc}") from exc
+    web.config.load()  # the TLS files were checked with the options (http_config.py)
     shutdown = server.services.shutdown
     try:
         async with anyio.create_task_group() as group:
