@@ -10,7 +10,7 @@ from muxport_launch.early import VERSION
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="muxport",
-        description="Serve a tmux server to an MCP client over stdio.",
+        description="Serve a tmux server to an MCP client over stdio (or HTTP: --http).",
         epilog="Environment: LIBTMUX_TOOLSETS, LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS, "
         "LIBTMUX_SOCKET_PATH, LIBTMUX_SOCKET, LIBTMUX_SSH, LIBTMUX_TMUX_BIN, LIBTMUX_TMUX_CONFIG, "
         "LIBTMUX_MCP_WAIT_MAX_SECONDS, LIBTMUX_AUDIT. Flags win over the environment.",
