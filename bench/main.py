@@ -19,6 +19,7 @@ from bench import (
     measure_concurrency,
     measure_economy,
     measure_hooks,
+    measure_http,
     measure_plumbing,
     measure_reach,
     measure_regex,
@@ -45,6 +46,7 @@ MODULES = (
     measure_plumbing,
     measure_regex,
     measure_versions,
+    measure_http,
 )
 MODULE_LIMIT = 150  # seconds: a hung measurement becomes a "failed" row, the run goes on
 # a module that needs longer (measure_versions: seven tmux versions) says so in its LIMIT

@@ -9,11 +9,12 @@ from __future__ import annotations
 # _signal, not signal: signal imports enum (and enum half of collections), and the handlers
 # are to be in place before that much can run with Python's own SIGINT handler.
 import _signal  # type: ignore[import-not-found]  # no stub: the C half of signal
+import os
 import sys
 
 from muxport_launch.signals import exit_at_once_on_signals
 
-__all__ = ["FIRST_WAIT", "main", "surely_serving"]
+__all__ = ["FIRST_WAIT", "main", "over_http", "surely_serving"]
 FIRST_WAIT = 0.1  # seconds the loading waits for the first answer (a client that is slower
 # to write is answered while it loads)
 
@@ -28,7 +29,14 @@ def surely_serving(words: list[str]) -> bool:
         named = len(option) > 2 and ("--help".startswith(option) or "--version".startswith(option))
         if word in ("tools", "doctor") or word.startswith("-h") or named:
             return False
-    return True
+    return not over_http(words)
+
+
+def over_http(words: list[str]) -> bool:
+    """Whether ``--http`` (or ``MUXPORT_HTTP``) serves HTTP: stdin and stdout are then not
+    the wire, and nothing reads them (docs/http.md)."""
+    return bool(os.environ.get("MUXPORT_HTTP")) or any(
+        w == "--http" or w.startswith("--http=") for w in words)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         if early is not None and exc.code:
             early.startup_failed(f"muxport: bad arguments {' '.join(words)!r}; see its stderr")
         raise
-    if args.command == "serve":
+    if args.command == "serve" and not over_http(words):
         early = early or EarlyInitialize()
     else:  # tools, doctor: Ctrl-C as Python has it (cli.run answers it with 130)
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)

@@ -15,9 +15,14 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import IO, Any
 
 from muxport._internal.errors import StartupError
+
+# Who called, over HTTP: the id of the caller's bearer token (set by http_app.py), never
+# the token; over stdio there is one caller and it is unset (docs/http.md, "Audit").
+CALLER: ContextVar[str | None] = ContextVar("muxport_caller", default=None)
 
 
 def _digest(value: Any) -> dict[str, Any]:
@@ -47,6 +52,9 @@ class Entry:
             "outcome": "cancelled",
             "error_code": None,
         }
+        caller = CALLER.get()
+        if caller is not None:
+            self.data["token_id"] = caller
         self.started = time.monotonic()
 
     def finish(self, is_error: bool | None, error_code: Any) -> None:

@@ -14,7 +14,7 @@ import anyio
 from muxport_launch.arguments import parser
 from muxport_launch.early import EarlyInitialize
 
-from muxport._internal import VERSION, app, asking, heap, regex_work
+from muxport._internal import VERSION, app, asking, heap, http_config, regex_work
 from muxport._internal.caller import detect
 from muxport._internal.connection import Connection, Settings, connect, settings_from
 from muxport._internal.errors import StartupError, ToolError
@@ -134,6 +134,7 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
     named_here = settings.socket_path is None and settings.ssh is None
     environment = Environment.from_env(os.environ, named_here)
     environment.apply()
+    http = http_config.from_args(args, os.environ)  # checked before tmux is touched
     shutdown = Shutdown()
     code = 0
     try:
@@ -144,7 +145,12 @@ async def serve(args: argparse.Namespace, early: EarlyInitialize | None) -> int:
 
             try:
                 started = await app.start(request, settings, shutdown=shutdown, before_tmux=watch)
-                code = await served(args, early, started, environment)
+                if http is not None:  # imports the HTTP stack only when asked (docs/http.md)
+                    from muxport._internal.http_serve import served_http
+
+                    code = await served_http(started, http, environment.limits)
+                else:
+                    code = await served(args, early, started, environment)
             finally:
                 shutdown.stop()  # everything is closed: the watcher may go
     except BaseExceptionGroup as exc:  # anyio's wrapping of a refused startup: unwrapped

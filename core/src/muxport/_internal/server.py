@@ -30,7 +30,7 @@ from muxport._internal.answers import (
     budget_in_force,
     shape,
 )
-from muxport._internal.arguments import without_client_fields
+from muxport._internal.arguments import bad_string, without_client_fields
 from muxport._internal.asking import NeedsInput, ask_seconds, asking, needs_input_in
 from muxport._internal.asking_secret import Pages
 from muxport._internal.asking_wire import Seal, asking_for, input_required
@@ -146,6 +146,11 @@ class MuxportServer:
                 f"tool {name} {why}; nothing was run. Available tools: {listed}",
                 code="tool_not_available",
             ))
+        found = bad_string(arguments, "", nul=True)
+        if found is not None:  # stdio refuses it in frames.py; over HTTP it comes here
+            return error_result(InvalidArgument(
+                f"argument {found} (tool {name}); nothing was run: call again with the "
+                "argument fixed"))
         model = self.surface.args[name]
         try:
             args = model.model_validate(without_client_fields(arguments, model))

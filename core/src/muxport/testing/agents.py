@@ -40,6 +40,8 @@ AGENTS = {
     "claude": Agent("claude", "@anthropic-ai/claude-code", "2.1.332"),
     "gemini": Agent("gemini", "@google/gemini-cli", "0.61.0"),
     "codex": Agent("codex", "@openai/codex", "0.171.0"),
+    # not a client of a model: the MCP conformance suite, which tests a server by URL
+    "conformance": Agent("conformance", "@modelcontextprotocol/conformance", "0.1.16"),
 }
 
 
@@ -111,12 +113,18 @@ def installed_version(agent: Agent) -> str | None:
 
 @dataclass
 class Server:
-    """The one MCP server the client is given: a stdio command."""
+    """The one MCP server the client is given: a stdio command, or (``url``) a streamable
+    HTTP server with a bearer token (docs/http.md)."""
 
     command: str
     args: Sequence[str] = ()
     env: Mapping[str, str] | None = None
     name: str = "muxport"
+    url: str | None = None
+    token: str = ""
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
 
 
 def _base_env(home: str) -> dict[str, str]:
@@ -128,8 +136,11 @@ def _base_env(home: str) -> dict[str, str]:
 
 def claude_argv(server: Server, prompt: str, url: str, home: str,
                 tool_search: bool) -> tuple[list[str], dict[str, str]]:
-    config = {"mcpServers": {server.name: {"command": server.command, "args": list(server.args),
-                                           "env": dict(server.env or {})}}}
+    entry: dict[str, object] = {"command": server.command, "args": list(server.args),
+                                "env": dict(server.env or {})}
+    if server.url:
+        entry = {"type": "http", "url": server.url, "headers": server.headers()}
+    config = {"mcpServers": {server.name: entry}}
     env = _base_env(home)
     env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-stand-in", IS_SANDBOX="1",
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
@@ -142,8 +153,11 @@ def claude_argv(server: Server, prompt: str, url: str, home: str,
 
 def gemini_argv(server: Server, prompt: str, url: str,
                 home: str) -> tuple[list[str], dict[str, str]]:
-    settings = {"mcpServers": {server.name: {"command": server.command, "args": list(server.args),
-                                             "env": dict(server.env or {}), "trust": True}},
+    entry: dict[str, object] = {"command": server.command, "args": list(server.args),
+                                "env": dict(server.env or {}), "trust": True}
+    if server.url:
+        entry = {"httpUrl": server.url, "headers": server.headers(), "trust": True}
+    settings = {"mcpServers": {server.name: entry},
                 "security": {"auth": {"selectedType": "gemini-api-key"}},
                 "general": {"disableAutoUpdate": True},
                 "privacy": {"usageStatisticsEnabled": False},
@@ -170,12 +184,19 @@ def codex_argv(server: Server, prompt: str, url: str,
         "model_providers.standin.base_url": json.dumps(url + "/v1"),
         "model_providers.standin.env_key": '"STAND_IN_API_KEY"',
         "model_providers.standin.wire_api": '"responses"',
-        f"{table}.command": json.dumps(server.command),
         f"{table}.startup_timeout_sec": "30",
-        f"{table}.args": json.dumps(list(server.args)),
-        f"{table}.env": "{" + ", ".join(f"{k} = {json.dumps(v)}"
-                                        for k, v in (server.env or {}).items()) + "}",
     }
+    if server.url:  # the token from a variable, as a user configures it (README)
+        env["MUXPORT_TOKEN"] = server.token
+        overrides.update({f"{table}.url": json.dumps(server.url),
+                          f"{table}.bearer_token_env_var": '"MUXPORT_TOKEN"'})
+    else:
+        overrides.update({
+            f"{table}.command": json.dumps(server.command),
+            f"{table}.args": json.dumps(list(server.args)),
+            f"{table}.env": "{" + ", ".join(f"{k} = {json.dumps(v)}"
+                                            for k, v in (server.env or {}).items()) + "}",
+        })
     argv = [str(AGENTS["codex"].binary), "exec", "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox", "--trust"]
     for key, value in overrides.items():
