@@ -4,7 +4,7 @@ it once per version: docs/tmux-facts.md, "Versions")."""
 from __future__ import annotations
 
 import pytest
-from muxport._internal.objects import SESSION_FIELDS, TIME_OWNERS, fmt, records
+from muxport._internal.objects import TIME_OWNERS, Session, fmt, records
 from muxport._internal.transport import Transport
 from muxport.testing.waiting import eventually_blocking
 
@@ -18,10 +18,10 @@ async def test_time_formats_of_missing_objects_leave_the_server_running(tmux_ser
     tmux = Transport(tmux_server.binary, tmux_server.socket_path)
     try:
         for target in ("$99", "@99", "%99"):
-            for var in (*TIME_OWNERS, *SESSION_FIELDS.values()):
+            for var in (*TIME_OWNERS, *Session.FIELDS.values()):
                 await tmux.run(("display-message", "-p", "-t", target, fmt((var,))),
                                check=False)
-        out = await tmux.run(("list-sessions", "-F", fmt(SESSION_FIELDS)))
+        out = await tmux.run(("list-sessions", "-F", fmt(Session.FIELDS)))
         ((_, name, _, _, created),) = records(out.stdout)
         assert name == "kept" and int(created) > 0
     finally:
