@@ -48,6 +48,7 @@ def test_tools_list_is_small_and_every_schema_is_plain(wire: Wire) -> None:
     seen = sum(model_visible(t) for t in tools)
     assert size <= WIRE_LIMIT, f"tools/list is {size} bytes on the wire"
     assert seen <= MODEL_LIMIT, f"names + descriptions + input schemas are {seen} bytes"
+    print(f"tools/list: {size} bytes on the wire, {seen} model-visible")
     for tool in tools:
         for key in ("inputSchema", "outputSchema"):
             schema = tool[key]

@@ -32,7 +32,7 @@ async def test_tools_sessions_and_the_far_daemon(far):
         call = CheckedCalls(client)
         tools = (await client.list_tools()).tools
         # This launcher created the far daemon: the default is all four toolsets.
-        assert len(tools) == 46, sorted(t.name for t in tools)
+        assert len(tools) == 47, sorted(t.name for t in tools)
         server = far.server()
         assert os.stat(f"/proc/{server.pid()}").st_uid == far.user.uid  # as the far user
         assert server.socket_path == far.socket_path("muxport")

@@ -88,7 +88,7 @@ class Args(BaseModel):
 class Result(BaseModel):
     """Base of every answer model; ``note`` says what the fields cannot."""
 
-    # No description and no null: the name says it, 46 output schemas would repeat it,
+    # No description and no null: the name says it, 47 output schemas would repeat it,
     # and answer_dict leaves an empty note out.
     note: Annotated[str | None, WithJsonSchema({"type": "string"}, mode="serialization")] = None
 
